@@ -1,0 +1,84 @@
+"""Which language a file is in, from data: `languages.json` plus `queries/<name>-tags.scm`.
+
+Adding a language means adding an entry to `languages.json`, a query file and a
+fixture; no Python changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    """How to recognise and parse one language."""
+
+    name: str
+    grammar: str
+    """Name of the grammar in tree-sitter-language-pack."""
+    extensions: tuple[str, ...]
+    shebangs: tuple[str, ...]
+    fence: str
+    """Markdown code-fence tag for bundles."""
+
+    def query_source(self) -> str:
+        """The tags query that defines this language's symbols."""
+        return resources.files("symscope.core.queries").joinpath(f"{self.name}-tags.scm").read_text("utf-8")
+
+
+@cache
+def all_languages() -> dict[str, LanguageSpec]:
+    """Every supported language, keyed by name."""
+    raw = json.loads(resources.files("symscope.core").joinpath("languages.json").read_text("utf-8"))
+    return {
+        name: LanguageSpec(
+            name=name,
+            grammar=entry["grammar"],
+            extensions=tuple(entry["extensions"]),
+            shebangs=tuple(entry["shebangs"]),
+            fence=entry["fence"],
+        )
+        for name, entry in raw.items()
+    }
+
+
+@cache
+def _by_extension() -> dict[str, LanguageSpec]:
+    return {ext: spec for spec in all_languages().values() for ext in spec.extensions}
+
+
+@cache
+def _by_interpreter() -> dict[str, LanguageSpec]:
+    return {exe: spec for spec in all_languages().values() for exe in spec.shebangs}
+
+
+def language_for_extension(path: str) -> LanguageSpec | None:
+    """The language a file name's extension implies, if any."""
+    _, ext = os.path.splitext(path)
+    return _by_extension().get(ext.lower())
+
+
+def language_for_shebang(first_line: bytes) -> LanguageSpec | None:
+    """The language named by a `#!` line (`#!/usr/bin/env python3`, `#!/bin/bash`)."""
+    if not first_line.startswith(b"#!"):
+        return None
+    words = first_line[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    exe = os.path.basename(words[0])
+    if exe == "env":
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        if not rest:
+            return None
+        exe = os.path.basename(rest[0])
+    exe = exe.rstrip("0123456789.") if exe not in _by_interpreter() else exe
+    return _by_interpreter().get(exe)
+
+
+def language_by_name(name: str) -> LanguageSpec | None:
+    """Look a language up by its symscope name (`python`, `cpp`, ...)."""
+    return all_languages().get(name.lower())

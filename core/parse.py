@@ -1,0 +1,353 @@
+"""One generic, data-driven symbol extractor over tree-sitter tags queries.
+
+Query conventions (see `queries/*.scm`):
+
+* `@definition.<kind>` marks a symbol's node; `@name` its name.
+* `@scope.<kind>` marks a naming container that is not itself a symbol
+  (a Rust `impl`, an object literal bound to a variable, a namespace).
+* `@receiver` prefixes the qualified name (Go receivers, JS `app.use = function`).
+* `@doc` marks a docstring node inside the definition (Python).
+* `@import` marks the module named by an import statement.
+
+When two patterns capture the same name node, the wider definition wins, then the
+later pattern (put specific patterns after general ones).
+
+Nesting comes from byte ranges, not from the query: a function inside a class
+becomes a method named `Class.method`; anything inside a function body is local
+and is not indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter_language_pack import get_language, get_parser
+
+from symscope.core.languages import LanguageSpec
+from symscope.core.symbols import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
+from symscope.core.tokens import count_many
+
+#: Parents that wrap a definition without changing it; the symbol's range grows to cover them.
+WRAPPER_TYPES = frozenset(
+    {"decorated_definition", "export_statement", "template_declaration", "ambient_declaration"}
+)
+#: Sibling nodes directly above a definition that belong to it.
+ATTACHED_TYPES = frozenset(
+    {"decorator", "attribute_item", "attribute", "annotation", "marker_annotation", "attribute_list"}
+)
+MAX_SIGNATURE = 160
+MAX_DOCSTRING = 400
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Everything one file yields."""
+
+    symbols: list[Symbol]
+    imports: list[Import]
+    has_errors: bool
+
+
+@dataclass(slots=True)
+class _Candidate:
+    node: Node
+    anchor: Node
+    kind: str
+    name: str
+    prefix: str
+    is_scope: bool
+    doc: Node | None
+    name_node: Node
+    pattern: int
+
+
+@cache
+def _parser(grammar: str) -> Parser:
+    return get_parser(grammar)  # type: ignore[arg-type]
+
+
+@cache
+def _query(spec: LanguageSpec) -> Query:
+    return Query(get_language(spec.grammar), spec.query_source())  # type: ignore[arg-type]
+
+
+def check_query(spec: LanguageSpec) -> None:
+    """Compile a language's query, raising on syntax errors (used by tests)."""
+    _query(spec)
+
+
+def _text(source: bytes, node: Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _normalize_prefix(text: str) -> str:
+    """`*Engine` -> `Engine`, `Router.prototype` -> `Router`, `Foo<T>` -> `Foo`, `a::b` -> `a.b`."""
+    text = text.strip().lstrip("*&(").rstrip(")")
+    text = re.split(r"[\[<(]", text, maxsplit=1)[0]
+    text = text.replace("::", ".").replace("\\", ".").replace("->", ".")
+    parts = [p for p in (s.strip() for s in text.split(".")) if p and p != "prototype"]
+    return ".".join(parts)
+
+
+def _anchor(node: Node) -> Node:
+    while node.parent is not None and node.parent.type in WRAPPER_TYPES:
+        node = node.parent
+    return node
+
+
+def _leading(anchor: Node) -> tuple[int, int, list[Node]]:
+    """Start byte/row including directly attached comments and decorators, plus the comments."""
+    start_byte, start_row = anchor.start_byte, anchor.start_point.row
+    comments: list[Node] = []
+    prev = anchor.prev_sibling
+    while prev is not None:
+        is_comment = "comment" in prev.type
+        if not (is_comment or prev.type in ATTACHED_TYPES):
+            break
+        gap = start_row - prev.end_point.row - 1
+        if gap > 1 or (gap == 1 and not (is_comment and _is_doc_block(prev) and not comments)):
+            break  # a blank line separates it, except below a `/** ... */` doc block
+        before = prev.prev_sibling
+        if is_comment and before is not None and before.end_point.row == prev.start_point.row:
+            break  # a trailing comment on the previous statement's line
+        start_byte, start_row = prev.start_byte, prev.start_point.row
+        if is_comment:
+            comments.insert(0, prev)
+        prev = before
+    return start_byte, start_row, comments
+
+
+def _is_doc_block(node: Node) -> bool:
+    text = node.text or b""
+    return text.startswith(b"/**") and not text.startswith(b"/***")
+
+
+def _clean_doc(raw: str) -> str:
+    """First paragraph of a docstring or doc comment, markers stripped, on one line."""
+    text = raw.strip()
+    for quote in ('"""', "'''", '"', "'"):
+        stripped = text.lstrip("rRbBuUfF")
+        if stripped.startswith(quote) and stripped.endswith(quote) and len(stripped) >= 2 * len(quote):
+            text = stripped[len(quote) : -len(quote)]
+            break
+    lines: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        line = re.sub(r"^(/\*\*?|\*/|\*|///?!?|//|#+|--|=begin|=end)\s?", "", line)
+        line = re.sub(r"\s*\*/$", "", line).strip()
+        if line.startswith("@") and lines:
+            break  # JSDoc / Javadoc tags end the summary
+        if not line:
+            if lines:
+                break
+            continue
+        lines.append(line)
+    doc = " ".join(lines)
+    return doc if len(doc) <= MAX_DOCSTRING else doc[: MAX_DOCSTRING - 1] + "…"
+
+
+def _body(node: Node) -> Node | None:
+    """The body of a definition, searched a few levels down (assignments wrap functions)."""
+    frontier = [node]
+    for _ in range(4):
+        nxt: list[Node] = []
+        for n in frontier:
+            body = n.child_by_field_name("body")
+            if body is not None:
+                return body
+            nxt.extend(n.named_children)
+        frontier = nxt
+    return None
+
+
+def _leading_string(node: Node) -> Node | None:
+    """A string literal opening the body: a docstring, in languages that have them."""
+    body = _body(node)
+    if body is None or not body.named_children:
+        return None
+    first = body.named_children[0]
+    if first.type == "expression_statement" and first.named_children:
+        first = first.named_children[0]
+    return first if first.type == "string" else None
+
+
+def _signature(source: bytes, node: Node, name_node: Node) -> str:
+    line_start = source.rfind(b"\n", 0, name_node.start_byte) + 1
+    start = max(node.start_byte, line_start)
+    body = _body(node)
+    if body is not None and body.start_byte > start:
+        end = body.start_byte
+    else:
+        end = source.find(b"\n", name_node.end_byte)
+        end = node.end_byte if end == -1 else min(end, node.end_byte)
+    sig = _WS.sub(" ", source[start:end].decode("utf-8", "replace")).strip()
+    sig = sig.rstrip("{:").rstrip()
+    if len(sig) > MAX_SIGNATURE:
+        sig = sig[: MAX_SIGNATURE - 1].rstrip() + "…"
+    return sig
+
+
+def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Candidate], list[Import]]:
+    by_name: dict[tuple[int, int], _Candidate] = {}
+    imports: list[Import] = []
+    for pattern, caps in QueryCursor(_query(spec)).matches(root):
+        for imp in caps.get("import", []):
+            module = _text(source, imp).strip().strip("'\"`<>").strip()
+            if module:
+                imports.append(Import(path="", module=module, line=imp.start_point.row + 1))
+        def_key = next((k for k in caps if k.startswith(("definition.", "scope."))), None)
+        names = caps.get("name")
+        if def_key is None or not names:
+            continue
+        node, name_node = caps[def_key][0], names[0]
+        raw_name = _text(source, name_node).strip()
+        full = _normalize_prefix(raw_name) or raw_name
+        prefix, _, name = full.rpartition(".")
+        if not name:
+            continue
+        receivers = caps.get("receiver")
+        if receivers:
+            recv = _normalize_prefix(_text(source, receivers[0]))
+            prefix = f"{recv}.{prefix}" if prefix and recv else (recv or prefix)
+        docs = caps.get("doc")
+        cand = _Candidate(
+            node=node,
+            anchor=_anchor(node),
+            kind=def_key.split(".", 1)[1],
+            name=name,
+            prefix=prefix,
+            is_scope=def_key.startswith("scope."),
+            doc=docs[0] if docs else None,
+            name_node=name_node,
+            pattern=pattern,
+        )
+        key = (name_node.start_byte, name_node.end_byte)
+        old = by_name.get(key)
+        if old is None or _wider(cand, old):
+            by_name[key] = cand
+    return list(by_name.values()), imports
+
+
+def _wider(new: _Candidate, old: _Candidate) -> bool:
+    new_span = new.anchor.end_byte - new.anchor.start_byte
+    old_span = old.anchor.end_byte - old.anchor.start_byte
+    if new_span != old_span:
+        return new_span > old_span
+    return new.pattern > old.pattern  # later patterns are the more specific ones
+
+
+def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
+    """Extract every symbol and import of one file.
+
+    Args:
+        path: Repo-relative path with `/` separators; becomes part of each ID.
+        source: The file's exact bytes (invalid UTF-8 is tolerated).
+        spec: The file's language.
+
+    Returns:
+        Symbols in source order with parents before children, and the imports.
+    """
+    tree = _parser(spec.grammar).parse(source)
+    cands, imports = _candidates(source, spec, tree.root_node)
+    cands.sort(key=lambda c: (c.anchor.start_byte, -c.anchor.end_byte, c.is_scope is False))
+
+    stack: list[tuple[_Candidate, str, str | None]] = []  # candidate, qualname, symbol id
+    used_ids: dict[str, int] = {}
+    pending: list[tuple[str, str, str, str, str | None, int, int, int, int, str, str]] = []
+    ids_by_qualname: dict[str, str] = {}
+    for cand in cands:
+        while stack and not (
+            stack[-1][0].anchor.start_byte <= cand.anchor.start_byte
+            and cand.anchor.end_byte <= stack[-1][0].anchor.end_byte
+        ):
+            stack.pop()
+        if any(not c.is_scope and c.kind in CALLABLE_KINDS for c, _, _ in stack):
+            continue  # local to a function body
+        enclosing = stack[-1] if stack else None
+        parent_qual = enclosing[1] if enclosing else ""
+        kind = cand.kind
+        if cand.prefix:
+            qual_prefix = f"{parent_qual}.{cand.prefix}" if parent_qual else cand.prefix
+        else:
+            qual_prefix = parent_qual
+        qualname = f"{qual_prefix}.{cand.name}" if qual_prefix else cand.name
+        in_container = enclosing is not None and enclosing[0].kind in CONTAINER_KINDS
+        if kind == "function" and (in_container or cand.prefix):
+            kind = "method"
+        elif kind == "method" and not in_container and not cand.prefix:
+            kind = "function"
+        if cand.is_scope:
+            stack.append((cand, qualname, enclosing[2] if enclosing else None))
+            continue
+        base_id = f"{path}::{qualname}#{kind}"
+        n = used_ids.get(base_id, 0) + 1
+        used_ids[base_id] = n
+        sym_id = base_id if n == 1 else f"{base_id}~{n}"
+        parent_id = enclosing[2] if enclosing else None
+        if parent_id is None and cand.prefix:
+            parent_id = ids_by_qualname.get(qual_prefix)
+        ids_by_qualname.setdefault(qualname, sym_id)
+        start_byte, start_row, comments = _leading(cand.anchor)
+        end_byte = cand.anchor.end_byte
+        end_row = cand.anchor.end_point.row
+        if cand.anchor.end_point.column == 0 and end_row > start_row:
+            end_row -= 1  # a node ending at column 0 ends on the line before
+        doc_node = cand.doc if cand.doc is not None else _leading_string(cand.node)
+        if doc_node is not None:
+            doc = _clean_doc(_text(source, doc_node))
+        elif comments:
+            doc = _clean_doc("\n".join(_text(source, c) for c in comments))
+        else:
+            doc = ""
+        pending.append(
+            (
+                sym_id,
+                cand.name,
+                qualname,
+                kind,
+                parent_id,
+                start_row + 1,
+                end_row + 1,
+                start_byte,
+                end_byte,
+                _signature(source, cand.node, cand.name_node),
+                doc,
+            )
+        )
+        stack.append((cand, qualname, sym_id))
+
+    texts = [source[p[7] : p[8]].decode("utf-8", "replace") for p in pending]
+    counts = count_many(texts)
+    symbols = [
+        Symbol(
+            id=p[0],
+            name=p[1],
+            qualname=p[2],
+            kind=p[3],
+            language=spec.name,
+            path=path,
+            start_line=p[5],
+            end_line=p[6],
+            start_byte=p[7],
+            end_byte=p[8],
+            signature=p[9],
+            docstring=p[10],
+            parent_id=p[4],
+            tokens=tokens,
+            content_hash=content_hash(source[p[7] : p[8]]),
+        )
+        for p, tokens in zip(pending, counts, strict=True)
+    ]
+    file_imports = [Import(path=path, module=i.module, line=i.line) for i in imports]
+    return Extraction(symbols=symbols, imports=file_imports, has_errors=tree.root_node.has_error)
+
+
+def content_hash(data: bytes) -> str:
+    """Short, stable hash of exact bytes (files and symbols)."""
+    return hashlib.blake2b(data, digest_size=10).hexdigest()

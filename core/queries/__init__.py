@@ -1,0 +1,1 @@
+"""Tree-sitter tags queries, one `<language>-tags.scm` per language (package data)."""

@@ -1,0 +1,73 @@
+; JavaScript symbols, as people actually write them. Conventions: see core/parse.py.
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+(class_declaration name: (identifier) @name) @definition.class
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+(field_definition
+  property: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression)]) @definition.method
+
+; const handler = function () {} / const handler = async () => {} / const Foo = class {}
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(lexical_declaration
+  (variable_declarator name: (identifier) @name value: (class))) @definition.class
+(variable_declaration
+  (variable_declarator name: (identifier) @name value: (class))) @definition.class
+
+; app.use = function use(fn) {}, res.send = function send(body) {},
+; Router.prototype.handle = function () {}, exports.json = function () {}
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (_) @receiver
+      property: (property_identifier) @name)
+    right: [(function_expression) (arrow_function) (generator_function)])
+  (#not-eq? @name "exports")) @definition.method
+
+; req.get = req.header = function header(name) {}: the inner assignment is the definition.
+(assignment_expression
+  left: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function) (generator_function)]
+  (#not-eq? @name "exports")) @definition.method
+
+; module.exports = function createApplication() {}
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @_exports)
+    right: (function_expression name: (identifier) @name))
+  (#eq? @_exports "exports")) @definition.function
+
+; Object literals bound to a name are scopes; their function members are methods.
+(lexical_declaration
+  (variable_declarator name: (identifier) @name value: (object))) @scope.object
+(variable_declaration
+  (variable_declarator name: (identifier) @name value: (object))) @scope.object
+(expression_statement
+  (assignment_expression left: (_) @name right: (object))) @scope.object
+(pair
+  key: [(property_identifier) (string) (computed_property_name)] @name
+  value: [(function_expression) (arrow_function) (generator_function)]) @definition.function
+
+; Module-level constants: const MAX_AGE = 60 (not require() calls).
+(program
+  (lexical_declaration
+    (variable_declarator name: (identifier) @name value: (_) @_value)) @definition.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$")
+  (#not-match? @_value "^require\\("))
+
+(import_statement source: (string) @import)
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string) @import)
+  (#eq? @_require "require"))

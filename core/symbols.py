@@ -1,0 +1,92 @@
+"""Plain, frozen records shared by every layer: symbols, files, skips, hits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Kinds that hold other symbols; a function inside one of these is a method.
+CONTAINER_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "impl", "object", "module", "namespace"})
+#: Kinds whose bodies are local scope: definitions inside them are not indexed.
+CALLABLE_KINDS = frozenset({"function", "method"})
+#: Every kind a symbol may have.
+SYMBOL_KINDS = (
+    "function",
+    "method",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "type",
+    "constant",
+    "module",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One whole definition in one file, addressable by a stable ID."""
+
+    id: str
+    """`path::qualname#kind`, plus `~N` for the Nth duplicate in the same file."""
+    name: str
+    qualname: str
+    """Dotted name through enclosing classes, impls and receivers: `Engine.Run`."""
+    kind: str
+    language: str
+    path: str
+    """Repo-relative, always with `/` separators."""
+    start_line: int
+    """1-based, inclusive; includes attached decorators and doc comments."""
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    docstring: str
+    parent_id: str | None
+    tokens: int
+    content_hash: str
+
+    @property
+    def line_count(self) -> int:
+        return self.end_line - self.start_line + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """A module a file imports, as written in the source."""
+
+    path: str
+    module: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """An indexed file and what it costs to read whole."""
+
+    path: str
+    language: str
+    size: int
+    hash: str
+    tokens: int
+    lines: int
+    symbols: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file the walker or parser left out, and why (never dropped silently)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A ranked search result; near-identical copies elsewhere are folded into `duplicates`."""
+
+    symbol: Symbol
+    score: float
+    duplicates: tuple[str, ...] = field(default=())
+    """Other locations (`path:line`) of the same name with the same normalized source."""
