@@ -6,7 +6,7 @@ Nothing here imports textual or rich; the TUI and CLI sit on top.
 from __future__ import annotations
 
 from symscope.core.errors import SymscopeError
-# from symscope.core.index import Index
+from symscope.core.index import Index
 from symscope.core.symbols import FileRecord, SearchHit, SkippedFile, Symbol
 
 __all__ = ["FileRecord", "Index", "SearchHit", "SkippedFile", "Symbol", "SymscopeError"]

@@ -1,0 +1,590 @@
+"""`Index`: the one facade the CLI, the TUI and the benchmarks use.
+
+    with Index.open("path/to/repo") as index:
+        index.update()
+        hits = index.search("middleware", limit=5)
+        print(index.source(hits[0].symbol.id))
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import multiprocessing
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+from numpy.typing import NDArray
+from platformdirs import user_cache_dir
+
+from symscope.core.errors import (
+    BadQueryError,
+    NotARepoError,
+    StaleSymbolError,
+    UnknownSymbolError,
+)
+from symscope.core.ingest import FileResult, ingest, ingest_batch
+from symscope.core.parse import content_hash
+from symscope.core.rank import SparseBM25, load_ranker, save_ranker
+from symscope.core.store import Store
+from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
+from symscope.core.terms import query_terms
+from symscope.core.tokens import encoding
+from symscope.core.walk import MAX_FILE_BYTES, SourceFile, walk
+
+#: Environment variable that moves the cache root (one folder per repo below it).
+INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
+#: Path segments and file names that mark tests, examples and docs.
+_AUX_SEGMENT = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
+    r"docs?|docs_src|documentation|benchmarks?|tutorials?)(/|$)"
+)
+_AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
+_AUX_QUERY_WORDS = ("test", "spec", "example", "sample", "demo", "doc", "tutorial", "fixture", "bench")
+AUX_PENALTY = 0.3
+#: Files to parse before a process pool pays for itself.
+POOL_THRESHOLD = 48
+WRITE_BATCH = 200
+
+
+def is_auxiliary(path: str) -> bool:
+    """True for test, example, docs and benchmark files, which rank below library code."""
+    return bool(_AUX_SEGMENT.search(path) or _AUX_FILE.search(path))
+
+
+def default_index_dir(root: Path) -> Path:
+    """Per-repo folder under the user's cache dir (or under $SYMSCOPE_INDEX_DIR)."""
+    base = os.environ.get(INDEX_DIR_ENV) or user_cache_dir("symscope", appauthor=False)
+    real = str(root.resolve())
+    digest = hashlib.sha1(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", root.resolve().name) or "root"
+    return Path(base) / f"{name}-{digest}"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """Posted while indexing: `done` of `total` files parsed, `path` the latest."""
+
+    done: int
+    total: int
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What one `update()` did."""
+
+    files: int
+    symbols: int
+    parsed: int
+    unchanged: int
+    removed: int
+    skipped: list[SkippedFile]
+    seconds: float
+    cancelled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Savings:
+    """Tokens of some selection against the whole files it comes from and the whole repo."""
+
+    tokens: int
+    file_tokens: int
+    repo_tokens: int
+
+    @property
+    def vs_file_ratio(self) -> float:
+        return self.file_tokens / self.tokens if self.tokens else 0.0
+
+    @property
+    def vs_file_saved_pct(self) -> float:
+        return 100.0 * (1 - self.tokens / self.file_tokens) if self.file_tokens else 0.0
+
+    @property
+    def vs_repo_ratio(self) -> float:
+        return self.repo_tokens / self.tokens if self.tokens else 0.0
+
+    @property
+    def vs_repo_saved_pct(self) -> float:
+        return 100.0 * (1 - self.tokens / self.repo_tokens) if self.repo_tokens else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineNode:
+    """A symbol and the symbols nested in it."""
+
+    symbol: Symbol
+    children: list[OutlineNode] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutline:
+    """A file with its top-level symbols, for the repo outline."""
+
+    file: FileRecord
+    symbols: list[Symbol]
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    root: str
+    index_path: str
+    index_bytes: int
+    files: int
+    symbols: int
+    tokens: int
+    skipped: int
+    languages: dict[str, tuple[int, int]]
+    kinds: dict[str, int]
+
+
+@dataclass(slots=True)
+class _RankData:
+    """The search structures, persisted beside the SQLite file."""
+
+    ids: list[str]
+    paths: list[str]
+    names: list[str]
+    norm_hashes: list[str]
+    kinds: NDArray[np.object_]
+    languages: NDArray[np.object_]
+    path_ids: NDArray[np.int32]
+    unique_paths: list[str]
+    auxiliary: NDArray[np.bool_]
+    bm25: SparseBM25
+
+
+class Index:
+    """An index of one repository: build it, search it, read symbols back exactly."""
+
+    def __init__(self, root: Path, index_dir: Path, store: Store) -> None:
+        self.root = root
+        self.index_dir = index_dir
+        self.store = store
+        self._rank: _RankData | None = None
+        self._rank_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, root: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None) -> Index:
+        """Open (creating if needed) the index of the repo at `root`.
+
+        Raises:
+            NotARepoError: `root` is missing or not a directory.
+            IndexCorruptError: the index exists but cannot be read.
+        """
+        path = Path(root).expanduser()
+        if not path.exists():
+            raise NotARepoError(f"no such directory: {root}")
+        if not path.is_dir():
+            raise NotARepoError(f"not a directory: {root}")
+        path = path.resolve()
+        folder = Path(index_dir).expanduser() if index_dir else default_index_dir(path)
+        store = Store(folder / "index.sqlite")
+        return cls(path, folder, store)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @property
+    def ranker_path(self) -> Path:
+        return self.index_dir / "rank.pickle"
+
+    @property
+    def is_built(self) -> bool:
+        """True once a first `update()` has completed."""
+        return self.store.get_meta("indexed_at") is not None
+
+    # -- building -------------------------------------------------------------
+
+    def update(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        processes: int | None = None,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        rebuild: bool = False,
+    ) -> IndexReport:
+        """Bring the index up to date, parsing only files whose content changed.
+
+        Args:
+            progress: Called after each parsed file (from this thread).
+            cancelled: Polled between files; when it returns True, work stops after
+                committing what is done, leaving a consistent index.
+            processes: Parser processes; default uses every core when there is enough work.
+            max_file_bytes: Larger files are skipped and reported.
+            rebuild: Re-parse every file even if unchanged.
+        """
+        started = time.perf_counter()
+        found = walk(self.root, max_file_bytes)
+        known = {} if rebuild else self.store.file_stats()
+        if rebuild:
+            with self.store.transaction() as conn:
+                conn.execute("DELETE FROM files")
+        to_parse: list[SourceFile] = []
+        touch: list[tuple[str, int]] = []
+        unchanged = 0
+        for f in found.files:
+            old = known.get(f.path)
+            if old is not None and old[0] == f.size and old[1] == f.mtime_ns:
+                unchanged += 1
+            else:
+                to_parse.append(f)
+        seen = {f.path for f in found.files}
+        removed = [p for p in known if p not in seen]
+        skipped = list(found.skipped)
+        parsed = 0
+        changed = bool(removed)
+        was_cancelled = False
+        batch: list[FileResult] = []
+
+        def flush() -> None:
+            nonlocal changed
+            if not batch and not touch:
+                return
+            with self.store.transaction() as conn:
+                for res in batch:
+                    if res.record is None:
+                        Store.remove_file(conn, res.path)
+                    else:
+                        Store.replace_file(conn, res.record, res.mtime_ns, res.has_errors,
+                                           res.symbols, res.extras, res.imports)
+                for path, mtime in touch:
+                    Store.touch_file(conn, path, mtime)
+                if batch:
+                    changed = True
+                    Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+            batch.clear()
+            touch.clear()
+
+        for done, res in enumerate(self._parse_all(to_parse, processes, cancelled), start=1):
+            old = known.get(res.path)
+            if res.record is None:
+                skipped.append(SkippedFile(res.path, res.skip_reason or "skipped"))
+                if old is not None:
+                    batch.append(res)
+                    removed.append(res.path)
+            elif old is not None and old[2] == res.record.hash:
+                touch.append((res.path, res.mtime_ns))
+                unchanged += 1
+            else:
+                batch.append(res)
+                parsed += 1
+            if progress is not None:
+                progress(IndexProgress(done, len(to_parse), res.path))
+            if len(batch) >= WRITE_BATCH:
+                flush()
+            if cancelled is not None and cancelled():
+                was_cancelled = True
+                break
+        flush()
+        with self.store.transaction() as conn:
+            if not was_cancelled:
+                for path in removed:
+                    Store.remove_file(conn, path)
+                Store.replace_skipped(conn, skipped)
+                Store.set_meta(conn, "indexed_at", f"{time.time():.0f}")
+                Store.set_meta(conn, "root", str(self.root))
+            if changed:
+                Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+        if changed or not self.ranker_path.exists():
+            with self._rank_lock:
+                self._rank = None
+            self._ranks()  # rebuild and persist now, so the next search starts fast
+        files, symbols, _, _ = self.store.counts()
+        return IndexReport(
+            files=files,
+            symbols=symbols,
+            parsed=parsed,
+            unchanged=unchanged,
+            removed=len(set(removed)),
+            skipped=sorted(skipped, key=lambda s: s.path),
+            seconds=time.perf_counter() - started,
+            cancelled=was_cancelled,
+        )
+
+    def _parse_all(
+        self, files: list[SourceFile], processes: int | None, cancelled: Callable[[], bool] | None
+    ) -> Iterator[FileResult]:
+        jobs = [(f.path, f.abspath, f.mtime_ns, f.language.name) for f in files]
+        workers = processes if processes is not None else (os.cpu_count() or 1)
+        if workers <= 1 or len(jobs) < POOL_THRESHOLD:
+            for job in jobs:
+                if cancelled is not None and cancelled():
+                    return
+                yield ingest(*job)
+            return
+        # Forking a process that runs threads (the TUI) can deadlock; spawn there.
+        method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
+        chunk = max(4, min(32, len(jobs) // (workers * 8) or 4))
+        batches = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
+        if method == "fork":
+            encoding()  # load the BPE ranks once; forked workers inherit them
+        ctx = multiprocessing.get_context(method)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures: list[Future[list[FileResult]]] = [pool.submit(ingest_batch, b) for b in batches]
+            try:
+                for fut in futures:
+                    if cancelled is not None and cancelled():
+                        return
+                    yield from fut.result()
+            finally:
+                for fut in futures:
+                    fut.cancel()
+
+    # -- search -----------------------------------------------------------------
+
+    def _ranks(self) -> _RankData:
+        with self._rank_lock:
+            generation = self.store.generation()
+            if self._rank is not None:
+                return self._rank
+            loaded = load_ranker(self.ranker_path, generation)
+            if loaded is not None and isinstance(loaded[1], _RankData):
+                self._rank = loaded[1]
+                return self._rank
+            rows = self.store.rank_rows()
+            unique_paths = sorted({r[1] for r in rows})
+            path_index = {p: i for i, p in enumerate(unique_paths)}
+            data = _RankData(
+                ids=[r[0] for r in rows],
+                paths=[r[1] for r in rows],
+                names=[r[4] for r in rows],
+                norm_hashes=[r[5] for r in rows],
+                kinds=np.array([r[2] for r in rows], dtype=object),
+                languages=np.array([r[3] for r in rows], dtype=object),
+                path_ids=np.array([path_index[r[1]] for r in rows], dtype=np.int32),
+                unique_paths=unique_paths,
+                auxiliary=np.array([is_auxiliary(r[1]) for r in rows], dtype=bool),
+                bm25=SparseBM25([r[6].split() for r in rows]),
+            )
+            try:
+                save_ranker(self.ranker_path, generation, data.ids, data)  # type: ignore[arg-type]
+            except OSError:
+                pass  # a read-only cache dir only costs speed
+            self._rank = data
+            return data
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        kind: str | None = None,
+        language: str | None = None,
+        path_glob: str | None = None,
+    ) -> list[SearchHit]:
+        """Rank symbols for a keyword or plain-English query.
+
+        Args:
+            query: Words or identifiers; `sendFile`, `send file` and "how files are sent" all work.
+            limit: Most results to return.
+            kind: Only this kind (`function`, `class`, ...).
+            language: Only this language (`python`, ...).
+            path_glob: Only paths matching this glob (`lib/*`, `*.go`); a folder name also works.
+
+        Returns:
+            Hits, best first; near-identical copies are folded into one hit's `duplicates`.
+        """
+        if not query or not query.strip():
+            raise BadQueryError("empty query: give one or more words to search for")
+        if limit < 1:
+            raise BadQueryError("--limit must be at least 1")
+        terms = query_terms(query)
+        if not terms:
+            raise BadQueryError(f"query {query!r} has no searchable words")
+        data = self._ranks()
+        if not data.ids:
+            return []
+        scores = data.bm25.get_scores(terms)
+        mask = scores > 0
+        if kind:
+            mask &= data.kinds == kind
+        if language:
+            mask &= data.languages == language.lower()
+        if path_glob:
+            allowed = np.array([_glob_match(p, path_glob) for p in data.unique_paths], dtype=bool)
+            mask &= allowed[data.path_ids]
+        lowered = query.lower()
+        if not path_glob and not any(w in lowered for w in _AUX_QUERY_WORDS):
+            scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores)
+        candidates = np.flatnonzero(mask)
+        if candidates.size == 0:
+            return []
+        want = min(candidates.size, limit * 8 + 20)
+        top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]]
+        top = top[np.lexsort((top, -scores[top]))]  # score desc, then index order: deterministic
+        picked: list[int] = []
+        groups: dict[tuple[str, str], int] = {}
+        dupes: dict[int, list[int]] = {}
+        for doc in top.tolist():
+            key = (data.names[doc], data.norm_hashes[doc])
+            first = groups.get(key)
+            if first is not None:
+                dupes.setdefault(first, []).append(doc)
+                continue
+            if len(picked) >= limit:
+                continue
+            groups[key] = doc
+            picked.append(doc)
+        symbols = self.store.symbols_by_ids([data.ids[d] for d in picked])
+        hits: list[SearchHit] = []
+        for doc in picked:
+            sym = symbols.get(data.ids[doc])
+            if sym is None:
+                continue
+            others = tuple(data.ids[d] for d in dupes.get(doc, []))
+            hits.append(SearchHit(sym, float(scores[doc]), others))
+        return hits
+
+    # -- retrieval ----------------------------------------------------------------
+
+    def symbol(self, symbol_id: str) -> Symbol:
+        sym = self.store.symbol(symbol_id)
+        if sym is None:
+            raise UnknownSymbolError(f"unknown symbol id: {symbol_id}")
+        return sym
+
+    def source(self, symbol_or_id: Symbol | str) -> str:
+        """The symbol's exact source, read from the file now.
+
+        Raises:
+            StaleSymbolError: the file changed since indexing and the symbol's bytes moved.
+        """
+        sym = self.symbol(symbol_or_id) if isinstance(symbol_or_id, str) else symbol_or_id
+        record = self.store.file(sym.path)
+        try:
+            data = (self.root / sym.path).read_bytes()
+        except OSError:
+            raise StaleSymbolError(
+                f"{sym.path} is gone or unreadable since indexing; run `symscope index` again"
+            ) from None
+        chunk = data[sym.start_byte : sym.end_byte]
+        if record is None or (content_hash(data) != record.hash and content_hash(chunk) != sym.content_hash):
+            raise StaleSymbolError(
+                f"{sym.path} changed since indexing, so {sym.qualname} may have moved; "
+                "run `symscope index` again"
+            )
+        return chunk.decode("utf-8", "replace")
+
+    def file_text(self, path: str) -> str:
+        """A whole indexed file as text (invalid UTF-8 replaced)."""
+        if self.store.file(path) is None:
+            raise NotARepoError(f"not an indexed file: {path}")
+        try:
+            return (self.root / path).read_bytes().decode("utf-8", "replace")
+        except OSError as exc:
+            raise StaleSymbolError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+    def file(self, path: str) -> FileRecord | None:
+        return self.store.file(path)
+
+    def files(self) -> list[FileRecord]:
+        return self.store.files()
+
+    def file_symbols(self, path: str) -> list[Symbol]:
+        return self.store.file_symbols(path)
+
+    def all_symbols(self) -> list[Symbol]:
+        return self.store.all_symbols()
+
+    def skipped(self) -> list[SkippedFile]:
+        return self.store.skipped()
+
+    def imports(self, path: str | None = None) -> list[Import]:
+        return self.store.imports(path)
+
+    def importers(self, module: str) -> list[Import]:
+        """Files whose imports name `module` (exactly or as a dotted/slashed tail)."""
+        return [
+            i for i in self.store.imports()
+            if i.module == module or i.module.endswith(("." + module, "/" + module))
+        ]
+
+    def outline(self, path: str) -> list[OutlineNode]:
+        """A file's symbols as a tree (class -> methods)."""
+        nodes: dict[str, OutlineNode] = {}
+        roots: list[OutlineNode] = []
+        for sym in self.store.file_symbols(path):
+            node = OutlineNode(sym)
+            nodes[sym.id] = node
+            parent = nodes.get(sym.parent_id) if sym.parent_id else None
+            (parent.children if parent is not None else roots).append(node)
+        return roots
+
+    def repo_outline(self, under: str = "") -> list[FileOutline]:
+        """Every indexed file (below `under`) with its top-level symbols and token counts."""
+        prefix = under.strip("/")
+        out: list[FileOutline] = []
+        for rec in self.store.files():
+            if prefix and not (rec.path == prefix or rec.path.startswith(prefix + "/")):
+                continue
+            tops = [s for s in self.store.file_symbols(rec.path) if s.parent_id is None]
+            out.append(FileOutline(rec, tops))
+        return out
+
+    def relpath(self, path: str | os.PathLike[str]) -> str:
+        """A user-given path (absolute or relative to cwd or the repo) as a repo-relative one."""
+        p = Path(path)
+        candidates = [p] if p.is_absolute() else [Path.cwd() / p, self.root / p]
+        for cand in candidates:
+            try:
+                rel = cand.resolve().relative_to(self.root)
+            except (ValueError, OSError):
+                continue
+            if cand.exists():
+                return "" if str(rel) == "." else rel.as_posix()
+        raise NotARepoError(f"no such path in {self.root}: {path}")
+
+    # -- tokens -------------------------------------------------------------------
+
+    def repo_tokens(self) -> int:
+        return self.store.counts()[2]
+
+    def savings(self, symbols: list[Symbol]) -> Savings:
+        """Tokens of these symbols against their whole files and against the repo."""
+        tokens = sum(s.tokens for s in symbols)
+        file_tokens = 0
+        for path in dict.fromkeys(s.path for s in symbols):
+            rec = self.store.file(path)
+            file_tokens += rec.tokens if rec else 0
+        return Savings(tokens, file_tokens, self.repo_tokens())
+
+    def stats(self) -> Stats:
+        files, symbols, tokens, skipped = self.store.counts()
+        size = sum(
+            p.stat().st_size for p in self.index_dir.glob("*") if p.is_file()
+        ) if self.index_dir.exists() else 0
+        return Stats(
+            root=str(self.root),
+            index_path=str(self.store.path),
+            index_bytes=size,
+            files=files,
+            symbols=symbols,
+            tokens=tokens,
+            skipped=skipped,
+            languages=self.store.languages(),
+            kinds=self.store.kinds(),
+        )
+
+
+def _glob_match(path: str, glob: str) -> bool:
+    glob = glob.strip()
+    if fnmatch.fnmatchcase(path, glob):
+        return True
+    folder = glob.rstrip("/")
+    return path.startswith(folder + "/") or fnmatch.fnmatchcase(path, folder + "/*")

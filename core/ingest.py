@@ -1,0 +1,110 @@
+"""Turn one source file into index rows; runs in worker processes, so it is self-contained."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from symscope.core.languages import language_by_name
+from symscope.core.parse import content_hash, extract
+from symscope.core.symbols import FileRecord, Import, Symbol
+from symscope.core.terms import body_identifier_terms, identifier_terms, prose_terms
+from symscope.core.tokens import count_tokens
+from symscope.core.walk import content_problem
+
+#: Body identifiers beyond this many distinct terms add noise, not recall.
+MAX_BODY_TERMS = 300
+_NON_WS = re.compile(rb"\s+")
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What indexing one file produced, or why it was skipped."""
+
+    path: str
+    mtime_ns: int
+    record: FileRecord | None
+    symbols: list[Symbol]
+    extras: list[tuple[str, str]]
+    """Per symbol: (normalized-source hash, space-joined search terms)."""
+    imports: list[Import]
+    has_errors: bool
+    skip_reason: str | None = None
+
+
+def symbol_terms(sym: Symbol, body_words: list[str]) -> list[str]:
+    """The weighted bag of search terms for one symbol (weights by repetition).
+
+    Args:
+        sym: The symbol.
+        body_words: Distinct identifiers in its source, in order of appearance.
+    """
+    name = identifier_terms(sym.name)
+    prefix, _, _ = sym.qualname.rpartition(".")
+    path_terms = identifier_terms(sym.path.rsplit(".", 1)[0].replace("/", " "))
+    body_terms = list(dict.fromkeys(body_identifier_terms(body_words)))[:MAX_BODY_TERMS]
+    return [
+        *name * 4,
+        *identifier_terms(prefix) * 2,
+        sym.kind,
+        *path_terms,
+        *identifier_terms(sym.signature, drop_keywords=True),
+        *prose_terms(sym.docstring) * 2,
+        *body_terms,
+    ]
+
+
+def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
+    """Read, check, parse and measure one file. Never raises for bad content."""
+    try:
+        with open(abspath, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return _skip(path, mtime_ns, f"unreadable ({exc.strerror or exc})")
+    problem = content_problem(data)
+    if problem is not None:
+        return _skip(path, mtime_ns, problem)
+    spec = language_by_name(language)
+    if spec is None:
+        return _skip(path, mtime_ns, "unsupported language")
+    try:
+        result = extract(path, data, spec)
+    except Exception as exc:  # a grammar crash must not stop the whole index
+        return _skip(path, mtime_ns, f"parse failed ({type(exc).__name__}: {exc})")
+    text = data.decode("utf-8", "replace")
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    record = FileRecord(
+        path=path,
+        language=spec.name,
+        size=len(data),
+        hash=content_hash(data),
+        tokens=count_tokens(text),
+        lines=lines,
+        symbols=len(result.symbols),
+    )
+    extras: list[tuple[str, str]] = []
+    if result.symbols:
+        offsets: list[int] = []
+        words: list[bytes] = []
+        for m in _IDENT.finditer(data):
+            offsets.append(m.start())
+            words.append(m.group())
+        for sym in result.symbols:
+            raw = data[sym.start_byte : sym.end_byte]
+            lo = bisect_left(offsets, sym.start_byte)
+            hi = bisect_left(offsets, sym.end_byte, lo)
+            body_words = [w.decode("ascii") for w in dict.fromkeys(words[lo:hi])]
+            terms = " ".join(symbol_terms(sym, body_words))
+            extras.append((content_hash(_NON_WS.sub(b"", raw)), terms))
+    return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
+
+
+def ingest_batch(jobs: list[tuple[str, str, int, str]]) -> list[FileResult]:
+    """Several files per task, to keep inter-process overhead low."""
+    return [ingest(*job) for job in jobs]
+
+
+def _skip(path: str, mtime_ns: int, reason: str) -> FileResult:
+    return FileResult(path, mtime_ns, None, [], [], [], False, reason)

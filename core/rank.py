@@ -1,0 +1,104 @@
+"""BM25 ranking over symbols: rank-bm25's Okapi scoring, precomputed into sparse postings.
+
+rank-bm25 scores a query by scanning every document's term dict in Python; that
+is too slow for a warm search budget of ~2 ms. `SparseBM25` keeps its IDF (and
+its handling of very common terms) but stores each term's per-document BM25
+weight up front, so a query is a handful of numpy scatter-adds.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from rank_bm25 import BM25Okapi
+
+#: Bump when the pickled layout changes; old caches are then rebuilt.
+RANKER_VERSION = 2
+
+
+class SparseBM25(BM25Okapi):  # type: ignore[misc]
+    """BM25Okapi whose scores come from precomputed term postings."""
+
+    def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        if not corpus:
+            # rank-bm25 divides by the corpus size; an empty repo is legitimate.
+            self.vocab: dict[str, int] = {}
+            self.indptr = np.zeros(1, dtype=np.int64)
+            self.postings = np.zeros(0, dtype=np.int32)
+            self.weights = np.zeros(0, dtype=np.float32)
+            self.corpus_size = 0
+            return
+        super().__init__(list(corpus), k1=k1, b=b)
+        self._build_postings()
+        # The per-document dicts are only needed to build postings.
+        self.doc_freqs = []
+
+    def _build_postings(self) -> None:
+        vocab: dict[str, int] = {}
+        intern = vocab.setdefault
+        term_ids: list[int] = []
+        tfs: list[int] = []
+        lengths: list[int] = []
+        for freqs in self.doc_freqs:
+            term_ids.extend([intern(t, len(vocab)) for t in freqs])
+            tfs.extend(freqs.values())
+            lengths.append(len(freqs))
+        terms = np.asarray(term_ids, dtype=np.int64)
+        tf = np.asarray(tfs, dtype=np.float64)
+        docs = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+        doc_len = np.asarray(self.doc_len, dtype=np.float64)[docs]
+        idf_by_term = np.empty(len(vocab), dtype=np.float64)
+        for term, idx in vocab.items():
+            idf_by_term[idx] = self.idf[term]
+        avgdl = self.avgdl or 1.0
+        norm = self.k1 * (1 - self.b + self.b * doc_len / avgdl)
+        weights = idf_by_term[terms] * tf * (self.k1 + 1) / (tf + norm)
+        order = np.argsort(terms, kind="stable")
+        counts = np.bincount(terms, minlength=len(vocab))
+        self.vocab = vocab
+        self.indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        self.postings = docs[order]
+        self.weights = weights[order].astype(np.float32)
+
+    def get_scores(self, query: Sequence[str]) -> NDArray[np.float32]:
+        """BM25 score of every document for the query terms (repeats count again)."""
+        scores = np.zeros(self.corpus_size, dtype=np.float32)
+        for term in query:
+            idx = self.vocab.get(term)
+            if idx is None:
+                continue
+            lo, hi = self.indptr[idx], self.indptr[idx + 1]
+            scores[self.postings[lo:hi]] += self.weights[lo:hi]
+        return scores
+
+    def __getstate__(self) -> dict[str, Any]:
+        keep = ("vocab", "indptr", "postings", "weights", "corpus_size", "k1", "b", "avgdl")
+        return {k: getattr(self, k) for k in keep if hasattr(self, k)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+
+def save_ranker(path: Path, generation: int, ids: list[str], ranker: SparseBM25) -> None:
+    """Persist the ranker atomically next to the index (write, then rename)."""
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("wb") as fh:
+        pickle.dump((RANKER_VERSION, generation, ids, ranker), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
+
+
+def load_ranker(path: Path, generation: int) -> tuple[list[str], SparseBM25] | None:
+    """The persisted ranker, or None when it is missing, stale or unreadable."""
+    try:
+        with path.open("rb") as fh:
+            version, gen, ids, ranker = pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+        return None
+    if version != RANKER_VERSION or gen != generation:
+        return None
+    return ids, ranker

@@ -1,0 +1,158 @@
+"""The search tokenizer: code identifiers and plain English become the same terms.
+
+`sendFile`, `send_file` and "send the file" all yield `send` + `file`; light
+stemming folds `routes`/`routing`/`router` together, and common code
+abbreviations (`req`, `ctx`, `err`) are expanded so plain-English queries find them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+#: English words that carry no meaning in a code search.
+STOPWORDS = frozenset(
+    """a an and are as at be by can do does for from get gets how i if in into is it its
+    me my of on or that the their then there these this those to use uses using via want
+    was we what when where which who why will with you your should would could find show
+    code implement implementation implemented""".split()
+)
+# `get`/`use` are also real method names (express `app.use`); they stay searchable
+# when they are the whole query (see `query_terms`).
+
+#: Keywords that flood every body and say nothing about it.
+KEYWORDS = frozenset(
+    """self this cls def function func fn return returns var let const if else elif for
+    while do in of new true false none null nil undefined void int str string bool
+    boolean float double char long public private protected static final class struct
+    import from package try catch except finally raise throw throws await async yield
+    break continue pass not and or is as with lambda type interface enum case switch
+    default go defer range chan map err ok""".split()
+)
+
+#: Code abbreviations and their plain-English words, indexed both ways.
+ABBREVIATIONS = {
+    "req": "request",
+    "res": "response",
+    "resp": "response",
+    "ctx": "context",
+    "err": "error",
+    "exc": "exception",
+    "cfg": "config",
+    "conf": "config",
+    "msg": "message",
+    "param": "parameter",
+    "params": "parameter",
+    "arg": "argument",
+    "args": "argument",
+    "fn": "function",
+    "func": "function",
+    "cb": "callback",
+    "db": "database",
+    "auth": "authentication",
+    "impl": "implementation",
+    "init": "initialize",
+    "str": "string",
+    "dir": "directory",
+    "env": "environment",
+    "util": "utility",
+    "utils": "utility",
+    "mw": "middleware",
+    "tmpl": "template",
+    "val": "value",
+    "len": "length",
+    "num": "number",
+    "id": "identifier",
+    "addr": "address",
+    "http": "http",
+}
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s", "e")
+
+
+def stem(word: str) -> str:
+    """A deliberately light stemmer: consistent on both sides matters more than linguistics."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            if suffix == "ies":
+                return base + "y"
+            if suffix in ("es", "s") and base.endswith("s"):
+                continue  # `class`, `access` keep their ending
+            return base
+    return word
+
+
+def split_identifier(word: str) -> list[str]:
+    """`parseHTTPRequest2` -> ['parse', 'http', 'request', '2']; `send_file` -> ['send', 'file']."""
+    return [p.lower() for p in _PARTS.findall(word)]
+
+
+def identifier_terms(
+    text: str, *, drop_keywords: bool = False, skip: frozenset[str] = frozenset()
+) -> list[str]:
+    """Search terms for every identifier in `text`: its parts, stemmed, plus the whole name.
+
+    Args:
+        text: Source, a name or prose.
+        drop_keywords: Leave out language keywords (for function bodies).
+        skip: Words to leave out, compared before stemming.
+    """
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        if skip:
+            lower = word.lower()
+            if lower in skip or (drop_keywords and lower in KEYWORDS):
+                continue
+            out.extend(t for t, part in _word_terms(word) if part not in skip)
+        else:
+            out.extend(t for t, _ in (_word_terms_no_kw(word) if drop_keywords else _word_terms(word)))
+    return out
+
+
+@lru_cache(maxsize=262_144)
+def _word_terms(word: str) -> tuple[tuple[str, str], ...]:
+    """(term, source part) pairs for one identifier; cached, as code repeats its names."""
+    parts = split_identifier(word)
+    out = [(t, part) for part in parts for t in _expand_part(part)]
+    whole = word.lower().replace("_", "")
+    if len(parts) > 1 and whole:
+        out.append((whole, whole))
+    return tuple(out)
+
+
+@lru_cache(maxsize=262_144)
+def _word_terms_no_kw(word: str) -> tuple[tuple[str, str], ...]:
+    return () if word.lower() in KEYWORDS else _word_terms(word)
+
+
+def body_identifier_terms(words: list[str]) -> list[str]:
+    """Terms for identifiers already pulled out of a body, keywords dropped."""
+    out: list[str] = []
+    for word in words:
+        out.extend(t for t, _ in _word_terms_no_kw(word))
+    return out
+
+
+def prose_terms(text: str) -> list[str]:
+    """Terms for docstrings: identifiers split, English stop words dropped."""
+    return identifier_terms(text, skip=STOPWORDS)
+
+
+def query_terms(query: str) -> list[str]:
+    """Terms for a user's query, keyword or plain English.
+
+    Stop words are dropped unless the query consists of nothing else, so
+    `use` still finds `app.use`.
+    """
+    return identifier_terms(query, skip=STOPWORDS) or identifier_terms(query)
+
+
+def _expand_part(part: str) -> tuple[str, ...]:
+    stemmed = stem(part)
+    full = ABBREVIATIONS.get(part)
+    if full is not None and full != part:
+        return (stemmed, stem(full))
+    return (stemmed,)

@@ -1,0 +1,163 @@
+"""Find a repo's source files, honouring .gitignore, and say why each other file is skipped."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
+from symscope.core.symbols import SkippedFile
+
+#: Default size limit: larger files are generated or data, not code to read.
+MAX_FILE_BYTES = 1_000_000
+#: Directories never descended into, with the reason reported for them.
+SKIP_DIRS = {
+    ".git": "version-control directory",
+    ".hg": "version-control directory",
+    ".svn": "version-control directory",
+    "node_modules": "vendored dependencies",
+    "bower_components": "vendored dependencies",
+    "vendor": "vendored dependencies",
+    "third_party": "vendored dependencies",
+    ".venv": "virtual environment",
+    "venv": "virtual environment",
+    ".tox": "tool cache",
+    "__pycache__": "tool cache",
+    ".mypy_cache": "tool cache",
+    ".pytest_cache": "tool cache",
+    ".ruff_cache": "tool cache",
+}
+_MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".bundle.js", "-min.js")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file the walker found worth indexing."""
+
+    path: str
+    """Repo-relative with `/` separators."""
+    abspath: str
+    size: int
+    mtime_ns: int
+    language: LanguageSpec
+
+
+@dataclass(slots=True)
+class WalkResult:
+    files: list[SourceFile]
+    skipped: list[SkippedFile]
+
+
+def _load_ignore(dirpath: str) -> GitIgnoreSpec | None:
+    try:
+        with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    return GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _ignored(specs: list[tuple[str, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
+    ignored = False
+    for base, spec in specs:
+        sub = rel[len(base) + 1 :] if base else rel
+        candidate = sub + "/" if is_dir else sub
+        result = spec.check_file(candidate)
+        if result.include is not None:
+            ignored = bool(result.include)
+    return ignored
+
+
+def _is_inside(target: str, root: str) -> bool:
+    return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> WalkResult:
+    """List indexable files under `root` and the reason every other file was left out.
+
+    Symlinks are never followed (no loops, nothing outside the repo). Whole
+    skipped directories are reported once, as `dir/`.
+    """
+    real_root = os.path.realpath(root)
+    files: list[SourceFile] = []
+    skipped: list[SkippedFile] = []
+
+    def visit(dirpath: str, rel_dir: str, specs: list[tuple[str, GitIgnoreSpec]]) -> None:
+        spec = _load_ignore(dirpath)
+        if spec is not None:
+            specs = [*specs, (rel_dir, spec)]
+        try:
+            entries = sorted(os.scandir(dirpath), key=lambda e: e.name)
+        except OSError as exc:
+            skipped.append(SkippedFile(rel_dir + "/" if rel_dir else ".", f"unreadable directory ({exc.strerror})"))
+            return
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    where = "inside" if _is_inside(target, real_root) else "outside"
+                    skipped.append(SkippedFile(rel, f"symlink to {where} the repo (not followed)"))
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if is_dir:
+                    if entry.name in SKIP_DIRS:
+                        skipped.append(SkippedFile(rel + "/", SKIP_DIRS[entry.name]))
+                    elif _ignored(specs, rel, True):
+                        skipped.append(SkippedFile(rel + "/", "ignored by .gitignore"))
+                    else:
+                        visit(entry.path, rel, specs)
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    skipped.append(SkippedFile(rel, "not a regular file"))
+                    continue
+                if entry.name == ".gitignore":
+                    continue
+                lang = language_for_extension(entry.name)
+                if lang is None and "." not in entry.name:
+                    lang = _sniff_shebang(entry.path)
+                if lang is None:
+                    skipped.append(SkippedFile(rel, "unsupported language"))
+                    continue
+                if specs and _ignored(specs, rel, False):
+                    skipped.append(SkippedFile(rel, "ignored by .gitignore"))
+                    continue
+                st = entry.stat(follow_symlinks=False)
+                if entry.name.lower().endswith(_MINIFIED_SUFFIXES):
+                    skipped.append(SkippedFile(rel, "minified"))
+                    continue
+                if st.st_size > max_bytes:
+                    skipped.append(
+                        SkippedFile(rel, f"too large ({st.st_size:,} bytes > {max_bytes:,} limit)")
+                    )
+                    continue
+                files.append(SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns, lang))
+            except OSError as exc:
+                skipped.append(SkippedFile(rel, f"unreadable ({exc.strerror or exc})"))
+
+    visit(str(root), "", [])
+    return WalkResult(files=files, skipped=skipped)
+
+
+def _sniff_shebang(path: str) -> LanguageSpec | None:
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(256)
+    except OSError:
+        return None
+    return language_for_shebang(first)
+
+
+def content_problem(data: bytes) -> str | None:
+    """Why bytes read from a source file should not be indexed, or None if they are fine."""
+    head = data[:8192]
+    if b"\x00" in head:
+        return "binary (NUL bytes)"
+    if len(data) > 20_000:
+        lines = data.count(b"\n") + 1
+        if len(data) / lines > 400:
+            return "minified (average line over 400 characters)"
+    return None
