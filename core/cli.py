@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from symscope.core.errors import SymscopeError
 from symscope.core.index import Index, IndexReport, OutlineNode
-from symscope.core.symbols import SYMBOL_KINDS, Symbol
+from symscope.core.symbols import SYMBOL_KINDS, SearchHit, Symbol
 
 COMMANDS = ("index", "search", "show", "outline", "stats")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
@@ -200,6 +200,14 @@ def symbol_json(sym: Symbol) -> dict[str, Any]:
     }
 
 
+def _hit_json(hit: SearchHit) -> dict[str, Any]:
+    """One search result; `also` (other IDs of identical copies) appears only when there are some."""
+    out: dict[str, Any] = {**symbol_json(hit.symbol), "score": round(hit.score, 4)}
+    if hit.duplicates:
+        out["also"] = list(hit.duplicates)
+    return out
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
     if not args.query.strip():
         return _fail("empty query: give one or more words to search for", EXIT_USAGE)
@@ -211,7 +219,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         if args.json:
             _emit({
                 "query": args.query,
-                "results": [{**symbol_json(h.symbol), "score": round(h.score, 4)} for h in hits],
+                "results": [_hit_json(h) for h in hits],
             })
             return 0
         if not hits:

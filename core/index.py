@@ -20,6 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,14 +32,15 @@ from symscope.core.errors import (
     StaleSymbolError,
     UnknownSymbolError,
 )
-from symscope.core.ingest import FileResult, ingest, ingest_batch
-from symscope.core.parse import content_hash
+from symscope.core.hashing import content_hash
 from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
 from symscope.core.terms import query_terms
-from symscope.core.tokens import encoding
 from symscope.core.walk import MAX_FILE_BYTES, SourceFile, walk
+
+if TYPE_CHECKING:
+    from symscope.core.ingest import FileResult
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
@@ -272,6 +274,7 @@ class Index:
             batch.clear()
             touch.clear()
 
+        done = 0
         for done, res in enumerate(self._parse_all(to_parse, processes, cancelled), start=1):
             old = known.get(res.path)
             if res.record is None:
@@ -292,6 +295,8 @@ class Index:
             if cancelled is not None and cancelled():
                 was_cancelled = True
                 break
+        if done < len(to_parse):
+            was_cancelled = True  # the parser stopped early because `cancelled` said so
         flush()
         with self.store.transaction() as conn:
             if not was_cancelled:
@@ -321,6 +326,10 @@ class Index:
     def _parse_all(
         self, files: list[SourceFile], processes: int | None, cancelled: Callable[[], bool] | None
     ) -> Iterator[FileResult]:
+        # Parsing pulls in tree-sitter and tiktoken; searches never pay for that import.
+        from symscope.core.ingest import ingest, ingest_batch
+        from symscope.core.tokens import encoding
+
         jobs = [(f.path, f.abspath, f.mtime_ns, f.language.name) for f in files]
         workers = processes if processes is not None else (os.cpu_count() or 1)
         if workers <= 1 or len(jobs) < POOL_THRESHOLD:

@@ -7,7 +7,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from symscope.core.languages import language_by_name
-from symscope.core.parse import content_hash, extract
+from symscope.core.hashing import content_hash
+from symscope.core.parse import extract
 from symscope.core.symbols import FileRecord, Import, Symbol
 from symscope.core.terms import body_identifier_terms, identifier_terms, prose_terms
 from symscope.core.tokens import count_tokens

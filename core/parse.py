@@ -19,7 +19,6 @@ and is not indexed.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -27,6 +26,7 @@ from functools import cache
 from tree_sitter import Node, Parser, Query, QueryCursor
 from tree_sitter_language_pack import get_language, get_parser
 
+from symscope.core.hashing import content_hash
 from symscope.core.languages import LanguageSpec
 from symscope.core.symbols import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
 from symscope.core.tokens import count_many
@@ -43,6 +43,13 @@ MAX_SIGNATURE = 160
 MAX_DOCSTRING = 400
 
 _WS = re.compile(r"\s+")
+_GENERIC_ARGS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
+_XML_DOC_END = re.compile(r"^<(param|returns?|remarks|example|exception|typeparam|seealso)\b")
+_LINT_DIRECTIVE = re.compile(
+    r"^(eslint[- ]|@ts-|nolint|noqa|type:\s*ignore|pylint:|prettier-ignore|istanbul |c8 |jshint|"
+    r"rubocop:|phpcs:|NOSONAR|clang-format|NOLINT|@formatter:|region\b|endregion\b)"
+)
+_XML_DOC_TAG = re.compile(r"</?(summary|para)\s*/?>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +96,11 @@ def _text(source: bytes, node: Node) -> str:
 def _normalize_prefix(text: str) -> str:
     """`*Engine` -> `Engine`, `Router.prototype` -> `Router`, `Foo<T>` -> `Foo`, `a::b` -> `a.b`."""
     text = text.strip().lstrip("*&(").rstrip(")")
+    while True:  # drop balanced generic arguments: `ns::Foo<T>::bar` -> `ns::Foo::bar`
+        stripped = _GENERIC_ARGS.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
     text = re.split(r"[\[<(]", text, maxsplit=1)[0]
     text = text.replace("::", ".").replace("\\", ".").replace("->", ".")
     parts = [p for p in (s.strip() for s in text.split(".")) if p and p != "prototype"]
@@ -110,11 +122,17 @@ def _leading(anchor: Node) -> tuple[int, int, list[Node]]:
         is_comment = "comment" in prev.type
         if not (is_comment or prev.type in ATTACHED_TYPES):
             break
-        gap = start_row - prev.end_point.row - 1
+        prev_end_row = prev.end_point.row - (1 if prev.end_point.column == 0 else 0)
+        gap = start_row - prev_end_row - 1
         if gap > 1 or (gap == 1 and not (is_comment and _is_doc_block(prev) and not comments)):
             break  # a blank line separates it, except below a `/** ... */` doc block
         before = prev.prev_sibling
-        if is_comment and before is not None and before.end_point.row == prev.start_point.row:
+        if (
+            is_comment
+            and before is not None
+            and before.end_point.row == prev.start_point.row
+            and before.end_point.column > 0  # preprocessor lines end at column 0 of the next row
+        ):
             break  # a trailing comment on the previous statement's line
         start_byte, start_row = prev.start_byte, prev.start_point.row
         if is_comment:
@@ -141,8 +159,11 @@ def _clean_doc(raw: str) -> str:
         line = line.strip()
         line = re.sub(r"^(/\*\*?|\*/|\*|///?!?|//|#+|--|=begin|=end)\s?", "", line)
         line = re.sub(r"\s*\*/$", "", line).strip()
-        if line.startswith("@") and lines:
-            break  # JSDoc / Javadoc tags end the summary
+        if _LINT_DIRECTIVE.match(line):
+            continue  # `eslint-disable-next-line`, `noqa`, `@ts-expect-error` are not docs
+        if (line.startswith("@") or _XML_DOC_END.match(line)) and lines:
+            break  # JSDoc / Javadoc / C# XML tags end the summary
+        line = _XML_DOC_TAG.sub("", line).strip()
         if not line:
             if lines:
                 break
@@ -161,6 +182,9 @@ def _body(node: Node) -> Node | None:
             body = n.child_by_field_name("body")
             if body is not None:
                 return body
+            for child in n.named_children:
+                if child.type.endswith("_body"):  # grammars without a `body` field (Kotlin)
+                    return child
             nxt.extend(n.named_children)
         frontier = nxt
     return None
@@ -187,7 +211,7 @@ def _signature(source: bytes, node: Node, name_node: Node) -> str:
         end = source.find(b"\n", name_node.end_byte)
         end = node.end_byte if end == -1 else min(end, node.end_byte)
     sig = _WS.sub(" ", source[start:end].decode("utf-8", "replace")).strip()
-    sig = sig.rstrip("{:").rstrip()
+    sig = sig.rstrip("{:=;").rstrip()
     if len(sig) > MAX_SIGNATURE:
         sig = sig[: MAX_SIGNATURE - 1].rstrip() + "…"
     return sig
@@ -280,10 +304,12 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         in_container = enclosing is not None and enclosing[0].kind in CONTAINER_KINDS
         if kind == "function" and (in_container or cand.prefix):
             kind = "method"
-        elif kind == "method" and not in_container and not cand.prefix:
+        elif kind == "method" and enclosing is None and not cand.prefix:
             kind = "function"
         if cand.is_scope:
-            stack.append((cand, qualname, enclosing[2] if enclosing else None))
+            # Members of `impl Foo` / `extension Foo` belong to Foo when it is defined here.
+            owner = ids_by_qualname.get(qualname) or (enclosing[2] if enclosing else None)
+            stack.append((cand, qualname, owner))
             continue
         base_id = f"{path}::{qualname}#{kind}"
         n = used_ids.get(base_id, 0) + 1
@@ -302,7 +328,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         if doc_node is not None:
             doc = _clean_doc(_text(source, doc_node))
         elif comments:
-            doc = _clean_doc("\n".join(_text(source, c) for c in comments))
+            doc = _clean_doc("\n".join(_text(source, c).rstrip("\r\n") for c in comments))
         else:
             doc = ""
         pending.append(
@@ -346,8 +372,3 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     ]
     file_imports = [Import(path=path, module=i.module, line=i.line) for i in imports]
     return Extraction(symbols=symbols, imports=file_imports, has_errors=tree.root_node.has_error)
-
-
-def content_hash(data: bytes) -> str:
-    """Short, stable hash of exact bytes (files and symbols)."""
-    return hashlib.blake2b(data, digest_size=10).hexdigest()

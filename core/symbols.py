@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: Kinds that hold other symbols; a function inside one of these is a method.
-CONTAINER_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "impl", "object", "module", "namespace"})
+#: Kinds whose functions are methods. Modules and namespaces are not among them:
+#: a function in a Rust `mod` or a TS `namespace` is still a function.
+CONTAINER_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "impl", "object"})
 #: Kinds whose bodies are local scope: definitions inside them are not indexed.
 CALLABLE_KINDS = frozenset({"function", "method"})
 #: Every kind a symbol may have.

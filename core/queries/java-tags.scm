@@ -7,6 +7,11 @@
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (enum_declaration name: (identifier) @name) @definition.enum
 
+; Bodies of enum constants and anonymous classes name their methods: Op.PLUS.apply,
+; Store.NULL_SINK.OutputStream.write (anonymous classes inside method bodies stay local).
+(enum_constant name: (identifier) @name body: (class_body)) @scope.object
+(object_creation_expression type: (_) @name (class_body)) @scope.object
+
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (compact_constructor_declaration name: (identifier) @name) @definition.method

@@ -1,14 +1,38 @@
-; TypeScript symbols. Conventions: see core/parse.py. (tsx-tags.scm is this file plus JSX
-; component patterns; keep the two in step.)
+; TypeScript symbols. Conventions: see core/parse.py.
+; tsx-tags.scm is an identical copy (the tsx grammar uses the same node names): keep them in step.
 
-; Object literals bound to a name are scopes; their function members are methods.
-(lexical_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: [(object) (as_expression (object)) (satisfies_expression (object))])) @scope.object
-(pair
-  key: [(property_identifier) (string) (computed_property_name)] @name
-  value: [(function_expression) (arrow_function) (generator_function)]) @definition.function
+; Object literals bound to a name are scopes; their function members are methods. Members of
+; other object literals (call arguments, nested objects) are not symbols.
+(variable_declarator
+  name: (identifier) @name
+  value: [(object) (as_expression (object)) (satisfies_expression (object))]) @scope.object
+(variable_declarator
+  value: (object
+    (pair
+      key: [(property_identifier) (string) (computed_property_name)] @name
+      value: [(function_expression) (arrow_function) (generator_function)]) @definition.function))
+(variable_declarator
+  value: (object
+    (method_definition
+      name: [(property_identifier) (private_property_identifier)] @name) @definition.method))
+(variable_declarator
+  value: (as_expression (object
+    (pair
+      key: [(property_identifier) (string) (computed_property_name)] @name
+      value: [(function_expression) (arrow_function) (generator_function)]) @definition.function)))
+(variable_declarator
+  value: (as_expression (object
+    (method_definition
+      name: [(property_identifier) (private_property_identifier)] @name) @definition.method)))
+(variable_declarator
+  value: (satisfies_expression (object
+    (pair
+      key: [(property_identifier) (string) (computed_property_name)] @name
+      value: [(function_expression) (arrow_function) (generator_function)]) @definition.function)))
+(variable_declarator
+  value: (satisfies_expression (object
+    (method_definition
+      name: [(property_identifier) (private_property_identifier)] @name) @definition.method)))
 
 ; Module-level constants: const MAX_RETRIES = 3 (not require() calls). After the object scope
 ; (CONFIG = {...} is a constant) and before functions (HANDLER = () => {} is a function).
@@ -61,11 +85,16 @@
 (module name: [(identifier) (nested_identifier)] @name) @definition.module
 (module name: (string (string_fragment) @name)) @definition.module
 
-; Class and interface members.
-(method_definition
-  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
-(method_signature
-  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+; Class and interface members (`declare class` bodies and overloads use method_signature).
+(class_body
+  (method_definition
+    name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+(class_body
+  (method_signature
+    name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+(interface_body
+  (method_signature
+    name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
 (abstract_method_signature
   name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (public_field_definition

@@ -1,0 +1,82 @@
+"""Packaging guards: every subpackage and data folder is declared, and core stays UI-free."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pyproject() -> dict:  # type: ignore[type-arg]
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_every_subpackage_is_listed() -> None:
+    config = _pyproject()["tool"]["setuptools"]
+    mapping = config["package-dir"]
+    declared = set(config["packages"])
+    found = set()
+    for name, folder in mapping.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            found.add(".".join([name, *rel.parts]) if rel.parts else name)
+    assert found == declared
+
+
+def test_every_data_file_is_covered() -> None:
+    config = _pyproject()["tool"]["setuptools"]
+    data = config["package-data"]
+    mapping = config["package-dir"]
+    for name, folder in mapping.items():
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_dir() or path.suffix in {".py", ".pyc"} or "__pycache__" in path.parts:
+                continue
+            pkg = ".".join([name, *path.parent.relative_to(ROOT / folder).parts])
+            patterns = data.get(pkg, [])
+            assert any(path.match(p) for p in patterns), f"{path} is not package data of {pkg}"
+
+
+def test_every_language_has_a_query_file() -> None:
+    from symscope.core.languages import all_languages
+
+    for name in all_languages():
+        assert (ROOT / "core" / "queries" / f"{name}-tags.scm").is_file(), name
+
+
+def test_core_never_imports_textual_or_rich() -> None:
+    code = (
+        "import sys, symscope.core, symscope.core.cli, symscope.core.index, symscope.core.bundle\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_installed_names_are_namespaced() -> None:
+    code = (
+        "import importlib.util, sys\n"
+        "sys.path = [p for p in sys.path if p not in ('', '.')]\n"
+        "print(importlib.util.find_spec('core') is None, importlib.util.find_spec('tui') is None,\n"
+        "      importlib.util.find_spec('symscope.core') is not None)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    assert out.stdout.split() == ["True", "True", "True"]
+
+
+def test_token_encoding_is_offline(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import socket\n"
+        "def deny(*a, **k): raise OSError('network used')\n"
+        "socket.socket.connect = deny\n"
+        "socket.create_connection = deny\n"
+        "from symscope.core.tokens import count_tokens\n"
+        "print(count_tokens('hello world'))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "TIKTOKEN_CACHE_DIR": "/nonexistent-cache", "HOME": "/nonexistent"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "2"
