@@ -39,7 +39,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--index-dir", metavar="DIR", help="store this repo's index in DIR "
                         "(default: a per-repo folder under the user cache dir, or $SYMSCOPE_INDEX_DIR)")
     common.add_argument("--json", action="store_true", help="print one JSON object")
@@ -115,7 +115,7 @@ def _run_tui(argv: list[str]) -> int:
         return _fail(str(exc))
     from symscope.tui.app import run_app  # imported here: the engine never needs textual
 
-    return run_app(index)
+    return int(run_app(index))
 
 
 def _open(repo: str, index_dir: str | None, *, ensure: bool = True) -> Index:

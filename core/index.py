@@ -8,15 +8,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
-import multiprocessing
 import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -25,7 +24,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 from platformdirs import user_cache_dir
-
 from symscope.core.errors import (
     BadQueryError,
     NotARepoError,
@@ -37,10 +35,15 @@ from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
 from symscope.core.terms import query_terms
-from symscope.core.walk import MAX_FILE_BYTES, SourceFile, walk
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from symscope.core.ingest import FileResult
+    from symscope.core.walk import SourceFile
+
+#: Default size limit (mirrors walk.MAX_FILE_BYTES, which is imported only to index).
+MAX_FILE_BYTES = 1_000_000
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
@@ -232,6 +235,8 @@ class Index:
             max_file_bytes: Larger files are skipped and reported.
             rebuild: Re-parse every file even if unchanged.
         """
+        from symscope.core.walk import walk  # only indexing needs pathspec
+
         started = time.perf_counter()
         found = walk(self.root, max_file_bytes)
         known = {} if rebuild else self.store.file_stats()
@@ -327,6 +332,9 @@ class Index:
         self, files: list[SourceFile], processes: int | None, cancelled: Callable[[], bool] | None
     ) -> Iterator[FileResult]:
         # Parsing pulls in tree-sitter and tiktoken; searches never pay for that import.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         from symscope.core.ingest import ingest, ingest_batch
         from symscope.core.tokens import encoding
 
@@ -364,9 +372,9 @@ class Index:
             if self._rank is not None:
                 return self._rank
             loaded = load_ranker(self.ranker_path, generation)
-            if loaded is not None and isinstance(loaded[1], _RankData):
-                self._rank = loaded[1]
-                return self._rank
+            if isinstance(loaded, _RankData):
+                self._rank = loaded
+                return loaded
             rows = self.store.rank_rows()
             unique_paths = sorted({r[1] for r in rows})
             path_index = {p: i for i, p in enumerate(unique_paths)}
@@ -382,10 +390,8 @@ class Index:
                 auxiliary=np.array([is_auxiliary(r[1]) for r in rows], dtype=bool),
                 bm25=SparseBM25([r[6].split() for r in rows]),
             )
-            try:
-                save_ranker(self.ranker_path, generation, data.ids, data)  # type: ignore[arg-type]
-            except OSError:
-                pass  # a read-only cache dir only costs speed
+            with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
+                save_ranker(self.ranker_path, generation, data)
             self._rank = data
             return data
 

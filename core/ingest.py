@@ -6,8 +6,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from symscope.core.languages import language_by_name
 from symscope.core.hashing import content_hash
+from symscope.core.languages import language_by_name
 from symscope.core.parse import extract
 from symscope.core.symbols import FileRecord, Import, Symbol
 from symscope.core.terms import body_identifier_terms, identifier_terms, prose_terms

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
 #: Bump when the pickled layout changes; old caches are then rebuilt.
-RANKER_VERSION = 2
+RANKER_VERSION = 3
 
 
 class SparseBM25(BM25Okapi):  # type: ignore[misc]
@@ -36,7 +36,7 @@ class SparseBM25(BM25Okapi):  # type: ignore[misc]
         super().__init__(list(corpus), k1=k1, b=b)
         self._build_postings()
         # The per-document dicts are only needed to build postings.
-        self.doc_freqs = []
+        self.doc_freqs: list[dict[str, int]] = []
 
     def _build_postings(self) -> None:
         vocab: dict[str, int] = {}
@@ -84,21 +84,22 @@ class SparseBM25(BM25Okapi):  # type: ignore[misc]
         self.__dict__.update(state)
 
 
-def save_ranker(path: Path, generation: int, ids: list[str], ranker: SparseBM25) -> None:
-    """Persist the ranker atomically next to the index (write, then rename)."""
+def save_ranker(path: Path, generation: int, payload: object) -> None:
+    """Persist search structures atomically next to the index (write, then rename)."""
     tmp = path.with_suffix(".tmp")
     with tmp.open("wb") as fh:
-        pickle.dump((RANKER_VERSION, generation, ids, ranker), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump((RANKER_VERSION, generation, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
     tmp.replace(path)
 
 
-def load_ranker(path: Path, generation: int) -> tuple[list[str], SparseBM25] | None:
-    """The persisted ranker, or None when it is missing, stale or unreadable."""
+def load_ranker(path: Path, generation: int) -> object | None:
+    """The persisted structures, or None when missing, stale or unreadable (then rebuild)."""
     try:
         with path.open("rb") as fh:
-            version, gen, ids, ranker = pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+            version, gen, payload = pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
     if version != RANKER_VERSION or gen != generation:
         return None
-    return ids, ranker
+    result: object = payload
+    return result

@@ -15,22 +15,14 @@ _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: English words that carry no meaning in a code search.
 STOPWORDS = frozenset(
-    """a an and are as at be by can do does for from get gets how i if in into is it its
-    me my of on or that the their then there these this those to use uses using via want
-    was we what when where which who why will with you your should would could find show
-    code implement implementation implemented""".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get", "gets", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "that", "the", "their", "then", "there", "these", "this", "those", "to", "use", "uses", "using", "via", "want", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "should", "would", "could", "find", "show", "code", "implement", "implementation", "implemented"]
 )
 # `get`/`use` are also real method names (express `app.use`); they stay searchable
 # when they are the whole query (see `query_terms`).
 
 #: Keywords that flood every body and say nothing about it.
 KEYWORDS = frozenset(
-    """self this cls def function func fn return returns var let const if else elif for
-    while do in of new true false none null nil undefined void int str string bool
-    boolean float double char long public private protected static final class struct
-    import from package try catch except finally raise throw throws await async yield
-    break continue pass not and or is as with lambda type interface enum case switch
-    default go defer range chan map err ok""".split()
+    ["self", "this", "cls", "def", "function", "func", "fn", "return", "returns", "var", "let", "const", "if", "else", "elif", "for", "while", "do", "in", "of", "new", "true", "false", "none", "null", "nil", "undefined", "void", "int", "str", "string", "bool", "boolean", "float", "double", "char", "long", "public", "private", "protected", "static", "final", "class", "struct", "import", "from", "package", "try", "catch", "except", "finally", "raise", "throw", "throws", "await", "async", "yield", "break", "continue", "pass", "not", "and", "or", "is", "as", "with", "lambda", "type", "interface", "enum", "case", "switch", "default", "go", "defer", "range", "chan", "map", "err", "ok"]
 )
 
 #: Code abbreviations and their plain-English words, indexed both ways.

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
 from symscope.core.index import Index
 
 WriteRepo = Callable[[dict[str, str | bytes]], Path]

@@ -7,8 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from symscope.core.errors import IndexCorruptError, NotARepoError, StaleSymbolError, UnknownSymbolError
+from symscope.core.errors import (
+    IndexCorruptError,
+    NotARepoError,
+    StaleSymbolError,
+    UnknownSymbolError,
+)
 from symscope.core.index import Index
 from symscope.core.store import SCHEMA_VERSION
 from symscope.core.tokens import count_tokens
