@@ -18,7 +18,7 @@ from symscope.core.errors import SymscopeError
 from symscope.core.index import Index, IndexReport, OutlineNode
 from symscope.core.symbols import SYMBOL_KINDS, SearchHit, Symbol
 
-COMMANDS = ("index", "search", "show", "outline", "stats")
+COMMANDS = ("index", "search", "show", "outline", "stats", "refs")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -72,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("outline", parents=[common], help="symbols of a file, or files and symbols of a folder")
     p.add_argument("target", metavar="FILE_OR_DIR", nargs="?", default=".")
+    p.add_argument("--repo", metavar="PATH", default=".")
+
+    p = sub.add_parser("refs", parents=[common], help="symbols that mention a symbol's name")
+    p.add_argument("id", metavar="ID")
     p.add_argument("--repo", metavar="PATH", default=".")
 
     p = sub.add_parser("stats", parents=[common], help="files, symbols, tokens and languages")
@@ -132,6 +136,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "show": _cmd_show,
         "outline": _cmd_outline,
         "stats": _cmd_stats,
+        "refs": _cmd_refs,
     }[args.command]
     return handler(args)
 
@@ -286,6 +291,21 @@ def _cmd_outline(args: argparse.Namespace) -> int:
                 print(f"{f.file.path}  ({f.file.tokens} tok)")
                 for s in f.symbols:
                     print(f"  {s.kind:<9} {s.name}  L{s.start_line}  {s.tokens} tok")
+    return 0
+
+
+def _cmd_refs(args: argparse.Namespace) -> int:
+    with _open(args.repo, args.index_dir) as index:
+        target = index.symbol(args.id)
+        refs = index.references(target)
+        if args.json:
+            _emit({"id": target.id, "references": [
+                {**symbol_json(r.symbol), "line": r.line} for r in refs
+            ]})
+            return 0
+        print(f"{len(refs)} symbols mention {target.name!r}")
+        for r in refs:
+            print(f"  {r.symbol.kind:<9} {r.symbol.qualname}  {r.symbol.path}:{r.line}")
     return 0
 
 

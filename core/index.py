@@ -131,6 +131,14 @@ class OutlineNode:
 
 
 @dataclass(frozen=True, slots=True)
+class Reference:
+    """A symbol that mentions another one, and the first line where it does."""
+
+    symbol: Symbol
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class FileOutline:
     """A file with its top-level symbols, for the repo outline."""
 
@@ -529,6 +537,59 @@ class Index:
             i for i in self.store.imports()
             if i.module == module or i.module.endswith(("." + module, "/" + module))
         ]
+
+    def references(self, symbol_or_id: Symbol | str, limit: int = 200) -> list[Reference]:
+        """Symbols whose source mentions this symbol's name as a whole identifier.
+
+        A name-based reference graph: fast (candidates come from the search
+        postings, then each is confirmed on the real source) and language-agnostic,
+        but not type-aware, so same-named symbols share their references.
+        """
+        target = self.symbol(symbol_or_id) if isinstance(symbol_or_id, str) else symbol_or_id
+        data = self._ranks()
+        parts = query_terms(target.name)
+        if not parts or not data.ids:
+            return []
+        term = parts[-1] if len(parts) == 1 else target.name.lower().replace("_", "")
+        idx = data.bm25.vocab.get(term)
+        if idx is None:
+            return []
+        lo, hi = data.bm25.indptr[idx], data.bm25.indptr[idx + 1]
+        candidates = sorted({int(d) for d in data.bm25.postings[lo:hi]})
+        symbols = self.store.symbols_by_ids([data.ids[d] for d in candidates])
+        pattern = re.compile(rb"(?<![A-Za-z0-9_$])" + re.escape(target.name.encode()) + rb"(?![A-Za-z0-9_$])")
+        by_file: dict[str, list[Symbol]] = {}
+        for sym in symbols.values():
+            if sym.id != target.id:
+                by_file.setdefault(sym.path, []).append(sym)
+        out: list[Reference] = []
+        for path in sorted(by_file):
+            try:
+                data_bytes = (self.root / path).read_bytes()
+            except OSError:
+                continue
+            # Innermost symbols first, so a method wins over its class.
+            for sym in sorted(by_file[path], key=lambda s: s.end_byte - s.start_byte):
+                body = data_bytes[sym.start_byte : sym.end_byte]
+                contains_target = (path == target.path and sym.start_byte <= target.start_byte
+                                   and target.end_byte <= sym.end_byte)
+                match = next(
+                    (m for m in pattern.finditer(body)
+                     if not (contains_target and target.start_byte <= sym.start_byte + m.start()
+                             < target.end_byte)),
+                    None,
+                )
+                if match is None:
+                    continue  # only the target's own definition names it
+                inner = [o for o in out if o.symbol.path == path
+                         and sym.start_byte <= o.symbol.start_byte and o.symbol.end_byte <= sym.end_byte]
+                if inner:
+                    continue  # already attributed to a nested symbol
+                line = sym.start_line + body.count(b"\n", 0, match.start())
+                out.append(Reference(sym, line))
+                if len(out) >= limit:
+                    return sorted(out, key=lambda r: (r.symbol.path, r.line))
+        return sorted(out, key=lambda r: (r.symbol.path, r.line))
 
     def outline(self, path: str) -> list[OutlineNode]:
         """A file's symbols as a tree (class -> methods)."""

@@ -175,3 +175,11 @@ def test_cancelled_update_leaves_consistent_index(sample_repo: Path, tmp_path: P
         assert report.parsed <= 1
         report = ix.update(processes=1)
         assert report.files == 4 and not report.cancelled
+
+
+def test_references_find_callers_by_identifier(index: Index) -> None:
+    refs = index.references("lib/router.py::Router#class")
+    assert [(r.symbol.id, r.line) for r in refs] == [("tests/test_router.py::test_add_route#function", 2)]
+    refs = index.references("lib/router.py::Router.add_route#method")
+    assert [r.symbol.qualname for r in refs] == ["test_add_route"]
+    assert index.references("web/app.js::app.use#method") == []
