@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 from platformdirs import user_cache_dir
+
 from symscope.core.errors import (
     BadQueryError,
     NotARepoError,

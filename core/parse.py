@@ -23,12 +23,13 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter_language_pack import get_language, get_parser
+
 from symscope.core.hashing import content_hash
 from symscope.core.languages import LanguageSpec
 from symscope.core.symbols import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
 from symscope.core.tokens import count_many
-from tree_sitter import Node, Parser, Query, QueryCursor
-from tree_sitter_language_pack import get_language, get_parser
 
 #: Parents that wrap a definition without changing it; the symbol's range grows to cover them.
 WRAPPER_TYPES = frozenset(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
+
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
 from symscope.core.symbols import SkippedFile
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
 from symscope.core.index import Index
 
 WriteRepo = Callable[[dict[str, str | bytes]], Path]

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from symscope.core.index import Index
 from symscope.core.walk import walk
 

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from symscope.core.errors import (
     IndexCorruptError,
     NotARepoError,

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from symscope.core.languages import all_languages, language_for_extension
 from symscope.core.parse import check_query, extract
 
