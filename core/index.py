@@ -35,7 +35,7 @@ from symscope.core.hashing import content_hash
 from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
-from symscope.core.terms import query_terms
+from symscope.core.terms import compact, name_parts, query_terms
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -51,11 +51,17 @@ INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
 #: Path segments and file names that mark tests, examples and docs.
 _AUX_SEGMENT = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
-    r"docs?|docs_src|documentation|benchmarks?|tutorials?)(/|$)"
+    r"docs?|docs_src|documentation|benchmarks?|tutorials?|scripts)(/|$)"
 )
 _AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
-_AUX_QUERY_WORDS = ("test", "spec", "example", "sample", "demo", "doc", "tutorial", "fixture", "bench")
+_AUX_QUERY_WORDS = frozenset(
+    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
+)
 AUX_PENALTY = 0.3
+#: Top BM25 candidates re-scored by how much of their name the query covers.
+RERANK_DEPTH = 200
+NAME_COVERAGE_WEIGHT = 0.5
+EXACT_NAME_BOOST = 1.5
 #: Files to parse before a process pool pays for itself.
 POOL_THRESHOLD = 48
 WRITE_BATCH = 200
@@ -443,14 +449,16 @@ class Index:
         if path_glob:
             allowed = np.array([_glob_match(p, path_glob) for p in data.unique_paths], dtype=bool)
             mask &= allowed[data.path_ids]
-        lowered = query.lower()
-        if not path_glob and not any(w in lowered for w in _AUX_QUERY_WORDS):
+        asks_aux = any(w in _AUX_QUERY_WORDS for w in re.findall(r"[a-z_]+", query.lower()))
+        if not path_glob and not asks_aux:
             scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores)
         candidates = np.flatnonzero(mask)
         if candidates.size == 0:
             return []
-        want = min(candidates.size, limit * 8 + 20)
+        want = min(candidates.size, max(limit * 8 + 20, RERANK_DEPTH))
         top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]]
+        scores = scores.copy()
+        scores[top] *= self._name_boosts(data, top, terms, query)
         top = top[np.lexsort((top, -scores[top]))]  # score desc, then index order: deterministic
         picked: list[int] = []
         groups: dict[tuple[str, str], int] = {}
@@ -474,6 +482,32 @@ class Index:
             others = tuple(data.ids[d] for d in dupes.get(doc, []))
             hits.append(SearchHit(sym, float(scores[doc]), others))
         return hits
+
+    @staticmethod
+    def _name_boosts(
+        data: _RankData, docs: NDArray[np.intp], terms: list[str], query: str
+    ) -> NDArray[np.float32]:
+        """Favour symbols whose own name the query spells out.
+
+        BM25 treats a name term like any other; people mean the symbol named
+        `ClientIP` when they ask for "the client IP", not one that mentions it.
+        """
+        wanted = set(terms)
+        whole = compact(query)
+        words = {compact(w) for w in query.split()}
+        out = np.ones(len(docs), dtype=np.float32)
+        for i, doc in enumerate(docs.tolist()):
+            name = data.names[doc]
+            parts = name_parts(name)
+            if parts:
+                matched = len(parts & wanted)
+                # A one-word name (`Query`, `Body`) is "covered" by any query saying that word;
+                # full credit needs two of the query's words in the name.
+                out[i] += NAME_COVERAGE_WEIGHT * matched / len(parts) * min(matched, 2) / 2
+            key = compact(name)
+            if key and (key == whole or (len(words) <= 2 and key in words)):
+                out[i] *= EXACT_NAME_BOOST
+        return out
 
     # -- retrieval ----------------------------------------------------------------
 

@@ -61,7 +61,10 @@ ABBREVIATIONS = {
     "addr": "address",
     "http": "http",
 }
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s", "e")
+_SUFFIXES = (
+    "ations", "ation", "ators", "ator", "ating", "ated", "ates", "ate",
+    "ings", "ing", "ers", "er", "ies", "es", "ed", "s", "e",
+)
 
 
 def stem(word: str) -> str:
@@ -75,6 +78,17 @@ def stem(word: str) -> str:
                 continue  # `class`, `access` keep their ending
             return base
     return word
+
+
+@lru_cache(maxsize=65_536)
+def name_parts(name: str) -> frozenset[str]:
+    """The stemmed parts of one symbol name, for judging how much of it a query covers."""
+    return frozenset(stem(p) for p in split_identifier(name))
+
+
+def compact(text: str) -> str:
+    """`HTTP_basic`, `httpBasic`, `http basic` -> `httpbasic`: for exact-name matches."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 def split_identifier(word: str) -> list[str]:
