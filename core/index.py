@@ -32,6 +32,7 @@ from symscope.core.errors import (
     UnknownSymbolError,
 )
 from symscope.core.hashing import content_hash
+from symscope.core.languages import extractor_fingerprint
 from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
@@ -227,8 +228,11 @@ class Index:
 
     @property
     def is_built(self) -> bool:
-        """True once a first `update()` has completed."""
-        return self.store.get_meta("indexed_at") is not None
+        """True once an `update()` has completed with this version's extractor and tokenizer."""
+        return (
+            self.store.get_meta("indexed_at") is not None
+            and self.store.get_meta("fingerprint") == extractor_fingerprint()
+        )
 
     # -- building -------------------------------------------------------------
 
@@ -253,11 +257,15 @@ class Index:
         from symscope.core.walk import walk  # only indexing needs pathspec
 
         started = time.perf_counter()
+        fingerprint = extractor_fingerprint()
+        if self.store.get_meta("fingerprint") != fingerprint:
+            rebuild = True  # queries or tokenizer changed since this index was built
         found = walk(self.root, max_file_bytes)
         known = {} if rebuild else self.store.file_stats()
         if rebuild:
             with self.store.transaction() as conn:
                 conn.execute("DELETE FROM files")
+                Store.set_meta(conn, "generation", str(self.store.generation() + 1))
         to_parse: list[SourceFile] = []
         touch: list[tuple[str, int]] = []
         unchanged = 0
@@ -324,6 +332,7 @@ class Index:
                     Store.remove_file(conn, path)
                 Store.replace_skipped(conn, skipped)
                 Store.set_meta(conn, "indexed_at", f"{time.time():.0f}")
+                Store.set_meta(conn, "fingerprint", fingerprint)
                 Store.set_meta(conn, "root", str(self.root))
             if changed:
                 Store.set_meta(conn, "generation", str(self.store.generation() + 1))

@@ -6,11 +6,15 @@ fixture; no Python changes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+
+#: Bump when core/parse.py changes what it extracts for the same source.
+EXTRACTOR_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,24 @@ def language_for_shebang(first_line: bytes) -> LanguageSpec | None:
         exe = os.path.basename(rest[0])
     exe = exe.rstrip("0123456789.") if exe not in _by_interpreter() else exe
     return _by_interpreter().get(exe)
+
+
+@cache
+def extractor_fingerprint() -> str:
+    """Changes whenever what an index stores for the same source would change.
+
+    Covers the language table, every query file and the tokenizer's version, so
+    an upgraded symscope re-parses instead of mixing old and new terms.
+    """
+    from symscope.core.terms import TERMS_VERSION  # local: terms is not needed to detect languages
+
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(f"terms={TERMS_VERSION};extractor={EXTRACTOR_VERSION};".encode())
+    digest.update(resources.files("symscope.core").joinpath("languages.json").read_bytes())
+    for name in sorted(all_languages()):
+        digest.update(name.encode())
+        digest.update(all_languages()[name].query_source().encode())
+    return digest.hexdigest()
 
 
 def language_by_name(name: str) -> LanguageSpec | None:

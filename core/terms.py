@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+#: Bump when tokenizing changes: stored terms must match query terms.
+TERMS_VERSION = 2
+
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 

@@ -184,3 +184,14 @@ def test_references_find_callers_by_identifier(index: Index) -> None:
     refs = index.references("lib/router.py::Router.add_route#method")
     assert [r.symbol.qualname for r in refs] == ["test_add_route"]
     assert index.references("web/app.js::app.use#method") == []
+
+
+def test_extractor_change_forces_full_reparse(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert index.is_built
+    index.store.query("SELECT 1")
+    with index.store.transaction() as conn:
+        conn.execute("UPDATE meta SET value='old' WHERE key='fingerprint'")
+    assert not index.is_built
+    report = index.update(processes=1)
+    assert (report.parsed, report.unchanged) == (4, 0)
+    assert index.is_built
