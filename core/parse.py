@@ -33,7 +33,15 @@ from symscope.core.tokens import count_many
 
 #: Parents that wrap a definition without changing it; the symbol's range grows to cover them.
 WRAPPER_TYPES = frozenset(
-    {"decorated_definition", "export_statement", "template_declaration", "ambient_declaration"}
+    {
+        "decorated_definition",
+        "export_statement",
+        "template_declaration",
+        "ambient_declaration",
+        # `req.get = req.header = function header() {}`: the statement, not the inner assignment.
+        "assignment_expression",
+        "expression_statement",
+    }
 )
 #: Sibling nodes directly above a definition that belong to it.
 ATTACHED_TYPES = frozenset(

@@ -71,3 +71,16 @@
   function: (identifier) @_require
   arguments: (arguments . (string) @import)
   (#eq? @_require "require"))
+
+; defineGetter(req, 'protocol', function protocol() {}): a getter named on its receiver.
+(expression_statement
+  (call_expression
+    function: (identifier) @_define
+    arguments: (arguments
+      .
+      (identifier) @receiver
+      .
+      (string (string_fragment) @name)
+      .
+      [(function_expression) (arrow_function)]))
+  (#match? @_define "^define(Getter|Property|Accessor)$")) @definition.method
