@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
+import logging
 import os
 import re
 import threading
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
 
 #: Default size limit (mirrors walk.MAX_FILE_BYTES, which is imported only to index).
 MAX_FILE_BYTES = 1_000_000
+
+log = logging.getLogger(__name__)
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
@@ -356,20 +359,35 @@ class Index:
         self, files: list[SourceFile], processes: int | None, cancelled: Callable[[], bool] | None
     ) -> Iterator[FileResult]:
         # Parsing pulls in tree-sitter and tiktoken; searches never pay for that import.
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        from symscope.core.ingest import ingest, ingest_batch
-        from symscope.core.tokens import encoding
+        from symscope.core.ingest import ingest
 
         jobs = [(f.path, f.abspath, f.mtime_ns, f.language.name) for f in files]
         workers = processes if processes is not None else (os.cpu_count() or 1)
-        if workers <= 1 or len(jobs) < POOL_THRESHOLD:
-            for job in jobs:
-                if cancelled is not None and cancelled():
-                    return
-                yield ingest(*job)
-            return
+        done = 0
+        if workers > 1 and len(jobs) >= POOL_THRESHOLD:
+            try:
+                for result in self._parse_in_pool(jobs, workers, cancelled):
+                    done += 1
+                    yield result
+                return
+            except (OSError, ValueError, RuntimeError) as exc:  # no processes here: parse inline
+                log.debug("parser pool unavailable (%s); parsing in this process", exc)
+        for job in jobs[done:]:
+            if cancelled is not None and cancelled():
+                return
+            yield ingest(*job)
+
+    @staticmethod
+    def _parse_in_pool(
+        jobs: list[tuple[str, str, int, str]], workers: int, cancelled: Callable[[], bool] | None
+    ) -> Iterator[FileResult]:
+        """Parse in worker processes, yielding results in job order."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from symscope.core.ingest import ingest_batch, quiet_worker
+        from symscope.core.tokens import encoding
+
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
         chunk = max(4, min(32, len(jobs) // (workers * 8) or 4))
@@ -377,7 +395,7 @@ class Index:
         if method == "fork":
             encoding()  # load the BPE ranks once; forked workers inherit them
         ctx = multiprocessing.get_context(method)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet_worker) as pool:
             futures: list[Future[list[FileResult]]] = [pool.submit(ingest_batch, b) for b in batches]
             try:
                 for fut in futures:
@@ -526,8 +544,21 @@ class Index:
             raise UnknownSymbolError(f"unknown symbol id: {symbol_id}")
         return sym
 
-    def source(self, symbol_or_id: Symbol | str) -> str:
+    def file_is_current(self, path: str) -> bool:
+        """True when the file on disk still has the content that was indexed."""
+        record = self.store.file(path)
+        try:
+            return record is not None and content_hash((self.root / path).read_bytes()) == record.hash
+        except OSError:
+            return False
+
+    def source(self, symbol_or_id: Symbol | str, whole_lines: bool = False) -> str:
         """The symbol's exact source, read from the file now.
+
+        Args:
+            symbol_or_id: The symbol or its ID.
+            whole_lines: Start at the beginning of its first line, so a method keeps
+                its indentation (for pasting); the default is the exact byte range.
 
         Raises:
             StaleSymbolError: the file changed since indexing and the symbol's bytes moved.
@@ -546,6 +577,9 @@ class Index:
                 f"{sym.path} changed since indexing, so {sym.qualname} may have moved; "
                 "run `symscope index` again"
             )
+        if whole_lines:
+            line_start = data.rfind(b"\n", 0, sym.start_byte) + 1
+            chunk = data[line_start : sym.end_byte]
         return chunk.decode("utf-8", "replace")
 
     def file_text(self, path: str) -> str:

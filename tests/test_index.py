@@ -195,3 +195,27 @@ def test_extractor_change_forces_full_reparse(index: Index, monkeypatch: pytest.
     report = index.update(processes=1)
     assert (report.parsed, report.unchanged) == (4, 0)
     assert index.is_built
+
+
+def test_pool_failure_falls_back_to_inline_parsing(
+    sample_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("symscope.core.index.POOL_THRESHOLD", 1)
+
+    def broken_pool(*args: object, **kwargs: object) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr("symscope.core.index.Index._parse_in_pool", staticmethod(broken_pool))
+    with Index.open(sample_repo, tmp_path / "idx") as ix:
+        report = ix.update(processes=2)
+        assert report.parsed == 4 and report.files == 4
+
+
+def test_whole_lines_source_and_file_is_current(index: Index) -> None:
+    sym = index.symbol("lib/router.py::Router.add_route#method")
+    assert index.source(sym).startswith("def add_route")
+    assert index.source(sym, whole_lines=True).startswith("    def add_route")
+    assert index.file_is_current("lib/router.py")
+    (index.root / "lib/router.py").write_text("X = 1\n")
+    assert not index.file_is_current("lib/router.py")
+    assert not index.file_is_current("nope.py")

@@ -1,0 +1,3 @@
+"""Screenshots of the TUI for the README (`make screenshots`)."""
+
+from __future__ import annotations

@@ -1,0 +1,209 @@
+"""The context bundle model: ordering, persistence, staleness flags and rendering."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from symscope.core.bundle import (
+    BUNDLE_FILE,
+    Bundle,
+    BundleError,
+    BundleItem,
+    bundle_path,
+    file_key,
+    render_markdown,
+    render_xml,
+    resolve,
+    savings,
+    symbol_code,
+    symbol_key,
+)
+from symscope.core.index import Index
+
+FILES = {
+    "pkg/shapes.py": (
+        "class Square:\n"
+        '    """A square."""\n'
+        "\n"
+        "    def area(self):\n"
+        "        return self.side ** 2\n"
+        "\n"
+        "\n"
+        "def describe(shape):\n"
+        '    return f"{shape!r} has area {shape.area()}"\n'
+    ),
+    "web/fence.js": (
+        "function showCode() {\n"
+        "  return '```js\\nx\\n```' + ']]>';\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Iterator[Index]:
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    ix = Index.open(root, index_dir=tmp_path / "idx")
+    ix.update(processes=1)
+    yield ix
+    ix.close()
+
+
+def _lines(index: Index, path: str, start: int, end: int) -> str:
+    lines = (index.root / path).read_text(encoding="utf-8").splitlines()
+    return "\n".join(lines[start - 1 : end]) + "\n"
+
+
+def test_add_toggle_move_remove_keep_order_and_uniqueness(index: Index) -> None:
+    area = index.symbol("pkg/shapes.py::Square.area#method")
+    describe = index.symbol("pkg/shapes.py::describe#function")
+    rec = index.file("web/fence.js")
+    assert rec is not None
+    b = Bundle()
+    assert b.add(BundleItem.for_symbol(area))
+    assert not b.add(BundleItem.for_symbol(area))  # no duplicates
+    assert b.toggle(BundleItem.for_symbol(describe)) is True
+    assert b.add(BundleItem.for_file(rec))
+    assert b.keys == [symbol_key(area.id), symbol_key(describe.id), file_key(rec.path)]
+    assert b.move(file_key(rec.path), -5) == 0  # clamped to the top
+    assert b.move(symbol_key(area.id), 1) == 2
+    assert b.keys == [file_key(rec.path), symbol_key(describe.id), symbol_key(area.id)]
+    assert b.toggle(BundleItem.for_symbol(describe)) is False
+    assert b.remove(file_key(rec.path)) and not b.remove("symbol:nope")
+    assert b.keys == [symbol_key(area.id)] and symbol_key(area.id) in b
+    assert b.move("symbol:nope", 1) == -1
+
+
+def test_persistence_round_trip_and_corrupt_file(index: Index, tmp_path: Path) -> None:
+    b = Bundle(format="xml")
+    b.add(BundleItem.for_symbol(index.symbol("pkg/shapes.py::describe#function")))
+    path = bundle_path(index)
+    assert path == index.index_dir / BUNDLE_FILE
+    b.save(path)
+    again = Bundle.load(path)
+    assert again == b
+    assert json.loads(path.read_text())["version"] == 1
+    assert Bundle.load(tmp_path / "missing.json") == Bundle()
+    path.write_text("{not json")
+    with pytest.raises(BundleError, match="not valid JSON"):
+        Bundle.load(path)
+    path.write_text(json.dumps({"version": 1, "items": [{"type": "thing"}]}))
+    with pytest.raises(BundleError, match="unreadable"):
+        Bundle.load(path)
+
+
+def test_vanished_and_changed_items_are_flagged_not_dropped(index: Index) -> None:
+    area = index.symbol("pkg/shapes.py::Square.area#method")
+    describe = index.symbol("pkg/shapes.py::describe#function")
+    rec = index.file("web/fence.js")
+    assert rec is not None
+    b = Bundle()
+    for item in (BundleItem.for_symbol(area), BundleItem.for_symbol(describe), BundleItem.for_file(rec)):
+        b.add(item)
+    assert [r.status for r in resolve(b, index)] == ["ok", "ok", "ok"]
+
+    shapes = index.root / "pkg/shapes.py"
+    text = shapes.read_text()
+    shapes.write_text(text.replace("self.side", "self.length").split("\n\n\ndef describe")[0] + "\n")
+    # Before re-indexing, the file on disk no longer matches: the symbols are stale.
+    stale = resolve(b, index)
+    assert [r.status for r in stale][:2] == ["stale", "stale"]
+    assert all(r.code is None for r in stale[:2])
+    (index.root / "web/fence.js").write_text("function showCode() { return 1; }\n")
+    assert resolve(b, index)[2].status == "stale"
+
+    index.update(processes=1)
+    now = resolve(b, index)
+    assert [r.status for r in now] == ["changed", "missing", "changed"]
+    assert len(b) == 3  # nothing dropped
+    assert now[0].code is not None and "self.length" in now[0].code
+    assert now[1].code is None and now[1].tokens == describe.tokens  # remembered figure
+    rendered = render_markdown(now)
+    assert rendered.items == 2 and [r.key for r in rendered.left_out] == [symbol_key(describe.id)]
+    # Accepting the change records the new state.
+    current = now[0].current_item()
+    assert current is not None
+    b.replace(now[0].key, current)
+    assert resolve(b, index)[0].status == "ok"
+
+
+def test_symbol_code_keeps_the_first_line_indentation(index: Index) -> None:
+    area = index.symbol("pkg/shapes.py::Square.area#method")
+    assert index.source(area).startswith("def area")
+    assert symbol_code(index, area) == "    def area(self):\n        return self.side ** 2"
+
+
+def test_markdown_is_exact(index: Index) -> None:
+    area = index.symbol("pkg/shapes.py::Square.area#method")
+    rec = index.file("web/fence.js")
+    assert rec is not None
+    b = Bundle()
+    b.add(BundleItem.for_symbol(area))
+    b.add(BundleItem.for_file(rec))
+    rendered = render_markdown(resolve(b, index))
+    total = area.tokens + rec.tokens
+    js = (index.root / "web/fence.js").read_text()
+    assert rendered.tokens == total and rendered.items == 2 and not rendered.left_out
+    assert rendered.text == (
+        f"# Code context: 2 items, {total} tokens\n"
+        "\n"
+        f"1. pkg/shapes.py:4-5 (method Square.area, {area.tokens} tokens)\n"
+        f"2. web/fence.js:1-3 (file, {rec.tokens} tokens)\n"
+        "\n"
+        "## pkg/shapes.py:4-5 (method Square.area)\n"
+        "\n"
+        f"```python\n{_lines(index, 'pkg/shapes.py', 4, 5)}```\n"
+        "\n"
+        "## web/fence.js:1-3 (file)\n"
+        "\n"
+        # The code holds a ``` run, so the fence grows to four backticks.
+        f"````javascript\n{js}````\n"
+    )
+
+
+def test_xml_escapes_attributes_and_cdata_end(index: Index) -> None:
+    rec = index.file("web/fence.js")
+    assert rec is not None
+    b = Bundle()
+    b.add(BundleItem.for_file(rec))
+    text = render_xml(resolve(b, index)).text
+    js = (index.root / "web/fence.js").read_text()
+    cdata = "<![CDATA[" + js.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+    assert text == (
+        f'<code_context items="1" tokens="{rec.tokens}">\n'
+        f'<item path="web/fence.js" lines="1-3" kind="file" name="web/fence.js" '
+        f'language="javascript" tokens="{rec.tokens}">\n'
+        f"{cdata}\n"
+        "</item>\n"
+        "</code_context>\n"
+    )
+    import xml.etree.ElementTree as ET
+
+    parsed = ET.fromstring(text)
+    assert parsed.find("item") is not None and parsed.find("item").text == "\n" + js + "\n"  # type: ignore[union-attr]
+
+
+def test_savings_match_the_core_for_symbols_and_count_files_once(index: Index) -> None:
+    area = index.symbol("pkg/shapes.py::Square.area#method")
+    describe = index.symbol("pkg/shapes.py::describe#function")
+    shapes = index.file("pkg/shapes.py")
+    fence = index.file("web/fence.js")
+    assert shapes is not None and fence is not None
+    b = Bundle()
+    b.add(BundleItem.for_symbol(area))
+    b.add(BundleItem.for_symbol(describe))
+    assert savings(resolve(b, index), index) == index.savings([area, describe])
+    b.add(BundleItem.for_file(shapes))  # same file as the symbols: counted once on the file side
+    b.add(BundleItem.for_file(fence))
+    s = savings(resolve(b, index), index)
+    assert s.tokens == area.tokens + describe.tokens + shapes.tokens + fence.tokens
+    assert s.file_tokens == shapes.tokens + fence.tokens
+    assert s.repo_tokens == index.repo_tokens()

@@ -1,0 +1,70 @@
+"""Layout snapshots on the checked-in sample repo (update with `--snapshot-update`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from tui_support import SAMPLE_REPO, settle
+
+from symscope.core.index import Index
+from symscope.tui.app import SymscopeApp
+from symscope.tui.widgets.search import SearchInput
+
+SnapCompare = Callable[..., bool]
+
+
+def _app(tmp_path: Path) -> SymscopeApp:
+    index = Index.open(SAMPLE_REPO, index_dir=tmp_path / "idx")
+    index.update(processes=1)  # warm, so launching parses nothing and shows no toast
+    return SymscopeApp(index, clipboard=lambda text: "test", processes=1, save_dir=tmp_path)
+
+
+async def _search(pilot: Pilot[Any], query: str) -> None:
+    await settle(pilot)
+    pilot.app.query_one(SearchInput).cursor_blink = False
+    await pilot.press("slash", *query)
+    await pilot.pause(0.1)
+    await settle(pilot)
+
+
+def test_search_results_80x24(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        # Filters narrow this to one hit, so the picture does not depend on ranking.
+        await _search(pilot, "kind:method path:shortener/* purge")
+        await pilot.press("enter")  # open it ...
+        await settle(pilot)
+        await pilot.press("slash")  # ... and come back to the box
+        await pilot.pause()
+
+    assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_symbol_bundle_and_counters_120x40(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, SymscopeApp)
+        await settle(pilot)
+        for symbol_id in ("cmd/redirector/cache.go::Cache.Get#method",
+                          "cmd/redirector/main.go::Resolver#interface"):
+            app.current_symbol = app.index.symbol(symbol_id)
+            await pilot.pause()
+            await pilot.press("a")
+        await _search(pilot, "kind:interface resolver")
+        await pilot.press("enter", "b")
+        await settle(pilot)
+        app.clear_notifications()  # toasts time out; keep the snapshot stable
+        await pilot.pause()
+
+    assert snap_compare(_app(tmp_path), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_help_80x24(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)

@@ -1,0 +1,154 @@
+"""`Counters`: always-visible token costs of the current symbol and of the bundle.
+
+Every figure is the core's exact count; ratios and percentages come from
+`symscope.core.index.Savings`. Money uses a price per million tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from symscope.core.index import Savings
+from symscope.tui import formatting as fmt
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolCost:
+    """The current symbol against its whole file."""
+
+    name: str
+    kind: str
+    savings: Savings
+
+
+@dataclass(frozen=True, slots=True)
+class FileCost:
+    """The current file (no symbol picked) against the repo."""
+
+    path: str
+    tokens: int
+    repo_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class BundleCost:
+    """The bundle against the whole files its items come from and the whole repo."""
+
+    items: int
+    flagged: int
+    savings: Savings
+
+
+def _pick(width: int, *variants: Content) -> Content:
+    """The first variant that fits in `width` cells, else the last one truncated."""
+    for variant in variants:
+        if variant.cell_length <= width:
+            return variant
+    return variants[-1].truncate(width, ellipsis=True)
+
+
+class Counters(Widget):
+    """Two lines: the current symbol (or file) and the bundle, with savings."""
+
+    DEFAULT_CSS = """
+    Counters {
+        height: 2;
+        padding: 0 1;
+        background: $panel;
+        color: $foreground;
+    }
+    """
+
+    current: reactive[SymbolCost | FileCost | None] = reactive(None)
+    bundle: reactive[BundleCost | None] = reactive(None)
+    price: reactive[float] = reactive(fmt.DEFAULT_PRICE_PER_MTOK)
+    """Dollars per million tokens."""
+
+    def render(self) -> Content:
+        width = max(1, self.content_region.width)
+        return Content("\n").join([self._current_line(width), self._bundle_line(width)])
+
+    def _current_line(self, width: int) -> Content:
+        cur = self.current
+        label = ("Symbol ", "bold $text-primary")
+        if isinstance(cur, SymbolCost):
+            s = cur.savings
+            name = (cur.name, "bold")
+            kind = (f" {fmt.kind_label(cur.kind)}", "$text-muted")
+            toks = (f"{fmt.tokens(s.tokens)} tok", "bold $text-success")
+            vs = f"whole file {fmt.tokens(s.file_tokens)} tok"
+            saved = (f"{fmt.ratio(s.vs_file_ratio)} smaller, {fmt.pct(s.vs_file_saved_pct)} saved",
+                     "$text-success")
+            money = (f"  {fmt.money(fmt.cost(s.tokens, self.price))} vs "
+                     f"{fmt.money(fmt.cost(s.file_tokens, self.price))}", "$text-muted")
+            return _pick(
+                width,
+                Content.assemble(label, name, kind, "  ", toks, " │ ", vs, " │ ", saved, money),
+                Content.assemble(label, name, kind, "  ", toks, " │ ", vs, " │ ", saved),
+                Content.assemble(label, name, "  ", toks, " / file ", fmt.tokens(s.file_tokens),
+                                 " │ ", (fmt.saved(s.vs_file_saved_pct), "$text-success")),
+                Content.assemble(toks, " / ", fmt.tokens(s.file_tokens), " ",
+                                 (fmt.saved(s.vs_file_saved_pct), "$text-success"), "  ", name),
+            )
+        if isinstance(cur, FileCost):
+            share = 100.0 * cur.tokens / cur.repo_tokens if cur.repo_tokens else 0.0
+            toks = (f"{fmt.tokens(cur.tokens)} tok", "bold")
+            return _pick(
+                width,
+                Content.assemble(("File   ", "bold $text-primary"), (cur.path, "bold"), "  ", toks,
+                                 " │ ", f"{share:.1f}% of repo ({fmt.tokens(cur.repo_tokens)} tok)",
+                                 " │ ", ("pick a symbol to see what it saves", "$text-muted")),
+                Content.assemble(("File   ", "bold $text-primary"), (cur.path, "bold"), "  ", toks,
+                                 " │ ", f"{share:.1f}% of repo"),
+                Content.assemble(toks, "  ", (cur.path, "bold")),
+            )
+        return _pick(
+            width,
+            Content.assemble(label, ("none yet · / search · 1 files · 2 outline · "
+                                     "the counters show what a symbol saves", "$text-muted")),
+            Content.assemble(label, ("none yet · / search · 1 files · 2 outline", "$text-muted")),
+            Content.assemble(label, ("none yet", "$text-muted")),
+        )
+
+    def _bundle_line(self, width: int) -> Content:
+        label = ("Bundle ", "bold $text-accent")
+        b = self.bundle
+        if b is None or b.items == 0:
+            return _pick(
+                width,
+                Content.assemble(label, ("empty · a adds the symbol, A the whole file, b shows it, "
+                                         "c copies", "$text-muted"),
+                                 (f"  @ {fmt.money(self.price)}/Mtok", "$text-muted")),
+                Content.assemble(label, ("empty · a adds the symbol", "$text-muted")),
+            )
+        s = b.savings
+        noun = "item" if b.items == 1 else "items"
+        count = (f"{b.items} {noun}", "bold")
+        toks = (f"{fmt.tokens(s.tokens)} tok", "bold $text-success")
+        flag = (f" ⚠ {b.flagged} flagged", "bold $text-warning") if b.flagged else ""
+        files = (f"files {fmt.tokens(s.file_tokens)}: {fmt.ratio(s.vs_file_ratio)}, "
+                 f"{fmt.pct(s.vs_file_saved_pct)} saved")
+        repo = (f"repo {fmt.tokens(s.repo_tokens)}: {fmt.ratio(s.vs_repo_ratio)}, "
+                f"{fmt.pct(s.vs_repo_saved_pct)} saved")
+        price = self.price
+        money = (f"{fmt.money(fmt.cost(s.tokens, price))} vs {fmt.money(fmt.cost(s.file_tokens, price))}"
+                 f" @ {fmt.money(price)}/Mtok", "$text-muted")
+        short_files = f"files {fmt.tokens(s.file_tokens)} {fmt.saved(s.vs_file_saved_pct)}"
+        short_repo = f"repo {fmt.saved(s.vs_repo_saved_pct)}"
+        cost = (f"{fmt.money(fmt.cost(s.tokens, price))} vs {fmt.money(fmt.cost(s.file_tokens, price))}",
+                "$text-muted")
+        return _pick(
+            width,
+            Content.assemble(label, count, "  ", toks, flag, " │ ", files, " │ ", repo, " │ ", money),
+            Content.assemble(label, count, "  ", toks, flag, " │ ", files, " │ ",
+                             f"repo {fmt.tokens(s.repo_tokens)}: {fmt.pct(s.vs_repo_saved_pct)} saved",
+                             " │ ", cost),
+            Content.assemble(label, count, "  ", toks, flag, " │ ", files, " │ ", repo),
+            Content.assemble(label, count, " ", toks, flag, " │ ", short_files, " │ ", short_repo,
+                             " │ ", (fmt.money(fmt.cost(s.tokens, price)), "$text-muted")),
+            Content.assemble(label, count, " ", toks, flag, " │ ", short_files),
+        )

@@ -1,0 +1,522 @@
+"""`SearchPane`: a query box with live, debounced results from a thread worker.
+
+Filters live in the query itself: `kind:class lang:go path:lib/* request body`
+(short forms `k:`, `l:`, `p:`/`in:` work too). The palette edits the same box.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widgets import Input
+from textual.worker import get_current_worker
+
+from symscope.core.errors import SymscopeError
+from symscope.core.index import Index
+from symscope.core.languages import all_languages
+from symscope.core.symbols import SYMBOL_KINDS, SearchHit, Symbol
+from symscope.tui import formatting as fmt
+
+#: Keys closer together than this are coalesced into one search; a key after a pause
+#: searches at once.
+DEBOUNCE = 0.04
+RESULT_LIMIT = 50
+
+KIND_ALIASES: dict[str, str] = {
+    "fn": "function", "func": "function", "def": "function", "meth": "method",
+    "cls": "class", "const": "constant", "iface": "interface", "mod": "module",
+}
+LANGUAGE_ALIASES: dict[str, str] = {
+    "py": "python", "js": "javascript", "ts": "typescript", "golang": "go", "rs": "rust",
+    "cs": "csharp", "c#": "csharp", "c++": "cpp", "rb": "ruby", "kt": "kotlin", "sh": "bash",
+}
+FILTER_KEYS: dict[str, str] = {
+    "kind": "kind", "k": "kind",
+    "lang": "language", "language": "language", "l": "language",
+    "path": "path", "p": "path", "in": "path",
+}
+_FILTER = re.compile(r"(?<!\S)(\w+):(\S*)")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    """A search box's text split into words and filters."""
+
+    words: str
+    kind: str | None = None
+    language: str | None = None
+    path: str | None = None
+    errors: tuple[str, ...] = field(default=())
+
+    @property
+    def filters(self) -> str:
+        parts = []
+        if self.kind:
+            parts.append(f"kind:{self.kind}")
+        if self.language:
+            parts.append(f"lang:{self.language}")
+        if self.path:
+            parts.append(f"path:{self.path}")
+        return " ".join(parts)
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """Split `kind:… lang:… path:… words` into a `ParsedQuery` (unknown filters are errors)."""
+    values: dict[str, str | None] = {"kind": None, "language": None, "path": None}
+    errors: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        key = FILTER_KEYS.get(match.group(1).lower())
+        if key is None:
+            return match.group(0)  # `foo:bar` that is not a filter stays a word
+        value = match.group(2)
+        if not value:
+            return ""
+        if key == "kind":
+            kind = KIND_ALIASES.get(value.lower(), value.lower())
+            if kind not in SYMBOL_KINDS:
+                errors.append(f"unknown kind {value!r} (one of: {', '.join(SYMBOL_KINDS)})")
+                return ""
+            values["kind"] = kind
+        elif key == "language":
+            lang = LANGUAGE_ALIASES.get(value.lower(), value.lower())
+            if lang not in all_languages():
+                errors.append(f"unknown language {value!r} (one of: {', '.join(sorted(all_languages()))})")
+                return ""
+            values["language"] = lang
+        else:
+            values["path"] = value
+        return ""
+
+    words = " ".join(_FILTER.sub(take, text).split())
+    return ParsedQuery(words, values["kind"], values["language"], values["path"], tuple(errors))
+
+
+def set_filter(text: str, key: str, value: str | None) -> str:
+    """`text` with filter `key` (`kind`, `language` or `path`) replaced by `value` (None removes)."""
+
+    def drop(match: re.Match[str]) -> str:
+        return "" if FILTER_KEYS.get(match.group(1).lower()) == key else match.group(0)
+
+    rest = " ".join(_FILTER.sub(drop, text).split())
+    if not value:
+        return rest
+    short = {"kind": "kind", "language": "lang", "path": "path"}[key]
+    return f"{short}:{value} {rest}".rstrip() + " "
+
+
+def _fit(text: str, width: int, *, keep_end: bool = False) -> str:
+    """`text` cropped (with an ellipsis) or padded to exactly `width` cells."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    if keep_end:
+        tail = text[-width:]
+        while cell_len(tail) > width - 1:
+            tail = tail[1:]
+        return set_cell_size("\u2026" + tail, width)
+    return set_cell_size(text, width - 1) + "\u2026"
+
+
+def _where(sym: Symbol, width: int) -> str:
+    """`path:line`, or `file:line` when the whole path does not fit."""
+    full = f"{sym.path}:{sym.start_line}"
+    if cell_len(full) <= width:
+        return full
+    return f"{sym.path.rsplit('/', 1)[-1]}:{sym.start_line}"
+
+
+class ResultsList(ScrollView, can_focus=True):
+    """Search hits as aligned one-line rows, drawn with the Line API (cheap to redraw per keystroke)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "results--cursor",
+        "results--kind",
+        "results--name",
+        "results--meta",
+        "results--mark",
+    }
+
+    DEFAULT_CSS = """
+    ResultsList {
+        height: auto;
+        background: $surface;
+        overflow-x: hidden;
+        & > .results--cursor {
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .results--kind { color: $text-secondary; text-style: italic; }
+        & > .results--name { text-style: bold; }
+        & > .results--meta { color: $text-muted; }
+        & > .results--mark { color: $text-accent; text-style: bold; }
+    }
+    SearchPane:focus-within ResultsList > .results--cursor {
+        color: $block-cursor-foreground;
+        background: $block-cursor-background;
+        text-style: $block-cursor-text-style;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Open", show=False, id="results.open"),
+        Binding("down", "move(1)", "Down", show=False, id="results.down"),
+        Binding("up", "move(-1)", "Up", show=False, id="results.up"),
+        Binding("pagedown", "move(10)", "Page down", show=False, id="results.page_down"),
+        Binding("pageup", "move(-10)", "Page up", show=False, id="results.page_up"),
+        Binding("home", "move(-100000)", "First", show=False, id="results.first"),
+        Binding("end", "move(100000)", "Last", show=False, id="results.last"),
+    ]
+
+    cursor: reactive[int] = reactive(0, init=False)
+
+    @dataclass
+    class Selected(Message):
+        """A row was chosen (enter or click)."""
+
+        results: ResultsList
+        row: int
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.hits: list[SearchHit] = []
+        self.bundled: set[str] = set()
+        self._names: list[str] = []
+        self._longest_name = 0
+        self._cache: dict[tuple[int, bool, int], Strip] = {}
+
+    def set_hits(self, hits: list[SearchHit], cursor: int = 0) -> None:
+        resize = len(hits) != len(self.hits)
+        self.hits = hits
+        self._names = [h.symbol.qualname + (f" +{len(h.duplicates)}" if h.duplicates else "") for h in hits]
+        self._longest_name = max((cell_len(n) for n in self._names), default=0)
+        self._cache.clear()
+        self.set_reactive(ResultsList.cursor, min(max(cursor, 0), max(0, len(hits) - 1)))
+        self.virtual_size = Size(self.size.width, len(hits))
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._scroll_cursor_visible()
+        self.refresh(layout=resize)
+
+    def set_bundled(self, ids: set[str]) -> None:
+        self.bundled = set(ids)
+        self._cache.clear()
+        self.refresh()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.hits)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        for row in (old, new):
+            for key in [k for k in self._cache if k[0] == row]:
+                del self._cache[key]
+        self._scroll_cursor_visible()
+        self.refresh()
+
+    def _scroll_cursor_visible(self) -> None:
+        height = self.scrollable_content_region.height
+        if not height:
+            return
+        top = int(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def action_move(self, delta: int) -> None:
+        if self.hits:
+            self.cursor = max(0, min(len(self.hits) - 1, self.cursor + delta))
+
+    def action_select(self) -> None:
+        if self.hits:
+            self.post_message(self.Selected(self, self.cursor))
+
+    async def _on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        row = int(self.scroll_y) + offset.y
+        if 0 <= row < len(self.hits):
+            self.cursor = row
+            self.post_message(self.Selected(self, row))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row = int(self.scroll_y) + y
+        if row >= len(self.hits):
+            return Strip.blank(width, self.rich_style)
+        key = (row, row == self.cursor, width)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._cache[key] = self._render_row(row, width)
+        return strip
+
+    def _render_row(self, row: int, width: int) -> Strip:
+        hit = self.hits[row]
+        sym = hit.symbol
+        base = self.rich_style
+        if row == self.cursor:
+            base = base + self.get_component_rich_style("results--cursor")
+        style = self.get_component_rich_style
+        longest = self._longest_name
+        fixed = 2 + 7 + 8  # mark, kind, tokens
+        name_width = max(8, min(longest + 1, int((width - fixed) * 0.62)))
+        where_width = max(0, width - fixed - name_width)
+        tokens = fmt.tokens(sym.tokens).rjust(6) + "  "
+        segments = [
+            Segment("\u25cf " if sym.id in self.bundled else "  ", base + style("results--mark", partial=True)),
+            Segment(_fit(fmt.kind_label(sym.kind), 7), base + style("results--kind", partial=True)),
+            Segment(_fit(self._names[row], name_width), base + style("results--name", partial=True)),
+            Segment(tokens, base + style("results--meta", partial=True)),
+            Segment(_fit(_where(sym, where_width), where_width, keep_end=True),
+                    base + style("results--meta", partial=True)),
+        ]
+        return Strip(segments).adjust_cell_length(width, base)
+
+
+class SearchInput(Input):
+    """The query box (a distinct type so CSS and tests can find it)."""
+
+
+class SearchPane(Vertical):
+    """Search symbols as you type; Enter opens the highlighted result."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "cursor(1)", "Next result", show=False, id="search.down"),
+        Binding("up", "cursor(-1)", "Previous result", show=False, id="search.up"),
+        Binding("escape", "leave", "Leave search", show=False, id="search.leave"),
+        Binding("ctrl+u", "clear", "Clear search", show=False, id="search.clear"),
+        Binding("space", "toggle_bundle", "Add/remove the result", show=False, id="search.toggle"),
+    ]
+
+    @dataclass
+    class ResultChosen(Message):
+        """The user opened a result."""
+
+        pane: SearchPane
+        symbol: Symbol
+
+        @property
+        def control(self) -> SearchPane:
+            return self.pane
+
+    @dataclass
+    class ToggleRequested(Message):
+        """The user asked to add or remove a result's symbol."""
+
+        pane: SearchPane
+        symbol: Symbol
+
+        @property
+        def control(self) -> SearchPane:
+            return self.pane
+
+    @dataclass
+    class Left(Message):
+        """The user pressed escape in the search pane."""
+
+        pane: SearchPane
+
+    @dataclass
+    class _Results(Message):
+        generation: int
+        text: str
+        parsed: ParsedQuery
+        hits: list[SearchHit]
+        error: str | None
+        seconds: float
+
+    def __init__(self, index: Index, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.index = index
+        self.hits: list[SearchHit] = []
+        self.shown_query: str = ""
+        """The query text whose results are on screen."""
+        self.last_search_seconds = 0.0
+        self._generation = 0
+        self._timer: Timer | None = None
+        self._last_key = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield SearchInput(placeholder="Search symbols…  kind:class lang:go path:lib/*", id="search-input",
+                          select_on_focus=False)
+        results = ResultsList(id="results")
+        results.display = False
+        yield results
+
+    def on_mount(self) -> None:
+        self.border_title = "Search"
+
+    @property
+    def input(self) -> SearchInput:
+        return self.query_one(SearchInput)
+
+    @property
+    def results(self) -> ResultsList:
+        return self.query_one(ResultsList)
+
+    @property
+    def value(self) -> str:
+        return self.input.value
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self.input.value = text
+        self.input.cursor_position = len(text)
+
+    def focus_input(self) -> None:
+        self.input.focus()
+
+    def apply_filter(self, key: str, value: str | None) -> None:
+        """Set or clear one filter in the box (used by the palette) and search again."""
+        self.value = set_filter(self.value, key, value)
+        self.focus_input()
+
+    def rerun(self) -> None:
+        """Search the current text again (after the index changed)."""
+        self._start(immediately=True)
+
+    def set_bundled(self, ids: set[str]) -> None:
+        if ids != self.results.bundled:
+            self.results.set_bundled(ids)
+
+    @property
+    def highlighted_symbol(self) -> Symbol | None:
+        results = self.results
+        if not self.hits or not results.display:
+            return None
+        row = results.cursor
+        return self.hits[row].symbol if 0 <= row < len(self.hits) else None
+
+    # -- searching -----------------------------------------------------------------
+
+    @on(Input.Changed, "#search-input")
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._start()
+
+    def _start(self, immediately: bool = False) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._generation += 1
+        text = self.value
+        parsed = parse_query(text)
+        if not parsed.words:
+            self.workers.cancel_group(self, "search")
+            self._show(text, parsed, [], None, 0.0)
+            return
+        now = time.monotonic()
+        quiet = now - self._last_key >= DEBOUNCE
+        self._last_key = now
+        if immediately or quiet:
+            self._search(self._generation, text, parsed)
+        else:
+            generation = self._generation
+
+            def fire() -> None:
+                self._timer = None
+                self._search(generation, text, parsed)
+
+            self._timer = self.set_timer(DEBOUNCE, fire)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search(self, generation: int, text: str, parsed: ParsedQuery) -> None:
+        started = time.perf_counter()
+        hits: list[SearchHit] = []
+        error: str | None = None
+        try:
+            hits = self.index.search(parsed.words, limit=RESULT_LIMIT, kind=parsed.kind,
+                                     language=parsed.language, path_glob=parsed.path)
+        except SymscopeError as exc:
+            error = str(exc)
+        except Exception as exc:  # never let a search take the app down
+            error = f"search failed: {exc}"
+        if not get_current_worker().is_cancelled:
+            self.post_message(self._Results(generation, text, parsed, hits, error,
+                                            time.perf_counter() - started))
+
+    @on(_Results)
+    def _got_results(self, message: SearchPane._Results) -> None:
+        message.stop()
+        if message.generation != self._generation:
+            return  # an older query; a newer one is on its way
+        self._show(message.text, message.parsed, message.hits, message.error, message.seconds)
+
+    def _show(self, text: str, parsed: ParsedQuery, hits: list[SearchHit], error: str | None,
+              seconds: float) -> None:
+        self.hits = hits
+        self.shown_query = text
+        self.last_search_seconds = seconds
+        problems = [*parsed.errors, *([error] if error else [])]
+        if problems:
+            self.border_subtitle = problems[0]
+            self.add_class("-error")
+        else:
+            self.remove_class("-error")
+            if not parsed.words:
+                self.border_subtitle = parsed.filters + (" · type words to search" if parsed.filters else "")
+            elif hits:
+                more = "+" if len(hits) >= RESULT_LIMIT else ""
+                noun = "result" if len(hits) == 1 else "results"
+                self.border_subtitle = f"{len(hits)}{more} {noun} · {seconds * 1000:.0f} ms"
+            else:
+                self.border_subtitle = "no symbols match"
+        results = self.results
+        results.display = bool(hits)
+        results.set_hits(hits)
+
+    # -- choosing ------------------------------------------------------------------
+
+    def action_cursor(self, delta: int) -> None:
+        if self.results.display:
+            self.results.action_move(delta)
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left(self))
+
+    def action_clear(self) -> None:
+        self.value = ""
+        self.focus_input()
+
+    def action_toggle_bundle(self) -> None:
+        sym = self.highlighted_symbol
+        if sym is not None:
+            self.post_message(self.ToggleRequested(self, sym))
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._timer is not None or self.shown_query != self.value:
+            self._start(immediately=True)  # Enter before the debounce fired: search now
+            return
+        self._choose()
+
+    @on(ResultsList.Selected)
+    def _row_selected(self, event: ResultsList.Selected) -> None:
+        event.stop()
+        self._choose()
+
+    def _choose(self) -> None:
+        sym = self.highlighted_symbol
+        if sym is not None:
+            self.post_message(self.ResultChosen(self, sym))
