@@ -59,6 +59,11 @@ DEFAULT_BUNDLE_NAME = "symscope-bundle"
 STARTUP_UPDATE_DELAY = 0.4
 
 
+#: Bounds for resizing the sidebar with `<` and `>`.
+SIDEBAR_MIN_WIDTH = 20
+CONTENT_MIN_WIDTH = 40
+
+
 class SymscopeApp(App[int]):
     """Files, outline, search and source on one screen; a bundle pane on demand."""
 
@@ -87,6 +92,10 @@ class SymscopeApp(App[int]):
                 tooltip="Re-index changed files"),
         Binding("t", "toggle_sidebar", "Toggle file tree", show=False, id="app.sidebar",
                 tooltip="Show/hide files and outline"),
+        Binding("greater_than_sign", "resize_sidebar(4)", "Wider file tree", show=False,
+                id="app.sidebar_wider", tooltip="Make the files and outline panes wider"),
+        Binding("less_than_sign", "resize_sidebar(-4)", "Narrower file tree", show=False,
+                id="app.sidebar_narrower", tooltip="Make the files and outline panes narrower"),
         Binding("1", "focus_pane('tree')", "Files", show=False, id="app.focus_tree",
                 tooltip="Focus the files pane"),
         Binding("2", "focus_pane('outline')", "Outline", show=False, id="app.focus_outline",
@@ -651,6 +660,17 @@ class SymscopeApp(App[int]):
 
     def action_toggle_sidebar(self) -> None:
         self.show_sidebar = not self.show_sidebar
+
+    def action_resize_sidebar(self, delta: int) -> None:
+        """Grow or shrink the files/outline column, within what leaves room for the source."""
+        sidebar = self.query_one("#sidebar")
+        if not self.show_sidebar:
+            self.show_sidebar = True
+        current = sidebar.outer_size.width or SIDEBAR_MIN_WIDTH
+        limit = max(SIDEBAR_MIN_WIDTH, self.size.width - CONTENT_MIN_WIDTH)
+        width = max(SIDEBAR_MIN_WIDTH, min(limit, current + delta))
+        sidebar.styles.width = width
+        sidebar.styles.max_width = None
 
     def action_copy_bundle(self, fmt_name: str = "") -> None:
         self.copy_bundle(fmt_name or None)

@@ -77,6 +77,8 @@ def palette_commands(app: SymscopeApp) -> list[PaletteCommand]:
                                    action(f"search_filter('language', '{lang}')")))
     cmds += [
         PaletteCommand("View: show or hide the file tree", "t", action("toggle_sidebar")),
+        PaletteCommand("View: wider file tree", ">", action("resize_sidebar(4)")),
+        PaletteCommand("View: narrower file tree", "<", action("resize_sidebar(-4)")),
         PaletteCommand("View: focus files", "1", action("focus_pane('tree')")),
         PaletteCommand("View: focus outline", "2", action("focus_pane('outline')")),
         PaletteCommand("View: focus search", "3", action("focus_pane('search')")),

@@ -403,6 +403,24 @@ async def test_sidebar_toggles_and_layout_fits_80x24(app: RecordingApp) -> None:
         assert app.query_one(Counters).region.height == 2
 
 
+async def test_sidebar_resizes_with_keys_within_bounds(app: RecordingApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one("#sidebar")
+        start = sidebar.region.width
+        await pilot.press("greater_than_sign", "greater_than_sign")
+        await pilot.pause()
+        assert sidebar.region.width == start + 8
+        for _ in range(40):
+            await pilot.press("less_than_sign")
+        await pilot.pause()
+        assert sidebar.region.width == 20  # never narrower than the minimum
+        for _ in range(40):
+            await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert sidebar.region.width == 120 - 40  # the source keeps its minimum width
+
+
 async def test_empty_repo_shows_a_clear_message(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
