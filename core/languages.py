@@ -28,10 +28,12 @@ class LanguageSpec:
     shebangs: tuple[str, ...]
     fence: str
     """Markdown code-fence tag for bundles."""
+    query: str
+    """Whose `queries/<query>-tags.scm` to use: its own name, or a superset's (tsx uses typescript)."""
 
     def query_source(self) -> str:
         """The tags query that defines this language's symbols."""
-        return resources.files("symscope.core.queries").joinpath(f"{self.name}-tags.scm").read_text("utf-8")
+        return resources.files("symscope.core.queries").joinpath(f"{self.query}-tags.scm").read_text("utf-8")
 
 
 @cache
@@ -45,6 +47,7 @@ def all_languages() -> dict[str, LanguageSpec]:
             extensions=tuple(entry["extensions"]),
             shebangs=tuple(entry["shebangs"]),
             fence=entry["fence"],
+            query=entry.get("query", name),
         )
         for name, entry in raw.items()
     }

@@ -42,8 +42,11 @@ def test_every_data_file_is_covered() -> None:
 def test_every_language_has_a_query_file() -> None:
     from symscope.core.languages import all_languages
 
-    for name in all_languages():
-        assert (ROOT / "core" / "queries" / f"{name}-tags.scm").is_file(), name
+    used = set()
+    for name, spec in all_languages().items():
+        assert (ROOT / "core" / "queries" / f"{spec.query}-tags.scm").is_file(), name
+        used.add(f"{spec.query}-tags.scm")
+    assert {p.name for p in (ROOT / "core" / "queries").glob("*.scm")} == used, "an unused query file"
 
 
 def test_core_never_imports_textual_or_rich() -> None:

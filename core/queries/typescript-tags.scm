@@ -1,5 +1,5 @@
 ; TypeScript symbols. Conventions: see core/parse.py.
-; tsx-tags.scm is an identical copy (the tsx grammar uses the same node names): keep them in step.
+; Also used for TSX (languages.json: "query": "typescript"): the tsx grammar has the same node names.
 
 ; Object literals bound to a name are scopes; their function members are methods. Members of
 ; other object literals (call arguments, nested objects) are not symbols.
