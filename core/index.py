@@ -33,7 +33,7 @@ from symscope.core.errors import (
     UnknownSymbolError,
 )
 from symscope.core.hashing import content_hash
-from symscope.core.languages import extractor_fingerprint
+from symscope.core.languages import extractor_fingerprint, language_by_name
 from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
@@ -386,6 +386,7 @@ class Index:
         from concurrent.futures import ProcessPoolExecutor
 
         from symscope.core.ingest import ingest_batch, quiet_worker
+        from symscope.core.parse import warm_up
         from symscope.core.tokens import encoding
 
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
@@ -393,7 +394,13 @@ class Index:
         chunk = max(4, min(32, len(jobs) // (workers * 8) or 4))
         batches = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
         if method == "fork":
-            encoding()  # load the BPE ranks once; forked workers inherit them
+            # Load the BPE ranks and compile each language's query once, here:
+            # forked workers inherit them instead of each paying for them.
+            encoding()
+            for name in sorted({job[3] for job in jobs}):
+                spec = language_by_name(name)
+                if spec is not None:
+                    warm_up(spec)
         ctx = multiprocessing.get_context(method)
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet_worker) as pool:
             futures: list[Future[list[FileResult]]] = [pool.submit(ingest_batch, b) for b in batches]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass
 
 from symscope.core.hashing import content_hash
@@ -86,19 +85,11 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
         symbols=len(result.symbols),
     )
     extras: list[tuple[str, str]] = []
-    if result.symbols:
-        offsets: list[int] = []
-        words: list[bytes] = []
-        for m in _IDENT.finditer(data):
-            offsets.append(m.start())
-            words.append(m.group())
-        for sym in result.symbols:
-            raw = data[sym.start_byte : sym.end_byte]
-            lo = bisect_left(offsets, sym.start_byte)
-            hi = bisect_left(offsets, sym.end_byte, lo)
-            body_words = [w.decode("ascii") for w in dict.fromkeys(words[lo:hi])]
-            terms = " ".join(symbol_terms(sym, body_words))
-            extras.append((content_hash(_NON_WS.sub(b"", raw)), terms))
+    for sym in result.symbols:
+        raw = data[sym.start_byte : sym.end_byte]
+        body_words = [w.decode("ascii") for w in dict.fromkeys(_IDENT.findall(raw))]
+        terms = " ".join(symbol_terms(sym, body_words))
+        extras.append((content_hash(_NON_WS.sub(b"", raw)), terms))
     return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
 
 
