@@ -13,6 +13,7 @@ from functools import lru_cache
 #: Bump when tokenizing changes: stored terms must match query terms.
 TERMS_VERSION = 2
 
+_NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -89,9 +90,10 @@ def name_parts(name: str) -> frozenset[str]:
     return frozenset(stem(p) for p in split_identifier(name))
 
 
+@lru_cache(maxsize=65_536)
 def compact(text: str) -> str:
     """`HTTP_basic`, `httpBasic`, `http basic` -> `httpbasic`: for exact-name matches."""
-    return "".join(ch for ch in text.lower() if ch.isalnum())
+    return _NON_ALNUM.sub("", text.lower())
 
 
 def split_identifier(word: str) -> list[str]:
