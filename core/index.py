@@ -69,6 +69,8 @@ EXACT_NAME_BOOST = 1.5
 #: Files to parse before a process pool pays for itself.
 POOL_THRESHOLD = 48
 WRITE_BATCH = 200
+#: Most files per worker task: small enough that no worker idles long at the end.
+CHUNK_MAX = 32
 
 
 def is_auxiliary(path: str) -> bool:
@@ -391,7 +393,7 @@ class Index:
 
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
-        chunk = max(4, min(32, len(jobs) // (workers * 8) or 4))
+        chunk = max(4, min(CHUNK_MAX, len(jobs) // (workers * 8) or 4))
         batches = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
         if method == "fork":
             # Load the BPE ranks and compile each language's query once, here:

@@ -108,3 +108,16 @@ def test_ranker_rebuilt_after_change(repo: Index) -> None:
     reopened = Index.open(repo.root, repo.index_dir)
     assert reopened.search("brand new thing")[0].symbol.name == "brand_new_thing"
     reopened.close()
+
+
+def test_sparse_scores_equal_rank_bm25(repo: Index) -> None:
+    from rank_bm25 import BM25Okapi
+
+    from symscope.core.rank import SparseBM25
+
+    docs = [r[6].split() for r in repo.store.rank_rows()]
+    ours = SparseBM25(docs)
+    ref = BM25Okapi(docs, k1=ours.k1, b=ours.b)
+    for query in (["send", "file"], ["pars", "query", "string"], ["slugify"], ["nothing"]):
+        assert list(ours.get_scores(query)) == pytest.approx(list(ref.get_scores(query)), rel=1e-5, abs=1e-5)
+    assert list(SparseBM25([]).get_scores(["x"])) == []
