@@ -146,7 +146,7 @@ def _emit(obj: Any) -> None:
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    with Index.open(args.path, args.index_dir) as index:
+    with Index.open(args.path, args.index_dir, discard_corrupt=args.rebuild) as index:
         kwargs: dict[str, Any] = {"rebuild": args.rebuild}
         if args.max_file_bytes is not None:
             kwargs["max_file_bytes"] = args.max_file_bytes

@@ -28,6 +28,7 @@ from platformdirs import user_cache_dir
 
 from symscope.core.errors import (
     BadQueryError,
+    IndexCorruptError,
     NotARepoError,
     StaleSymbolError,
     UnknownSymbolError,
@@ -199,8 +200,19 @@ class Index:
         self._rank_lock = threading.Lock()
 
     @classmethod
-    def open(cls, root: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None) -> Index:
+    def open(
+        cls,
+        root: str | os.PathLike[str],
+        index_dir: str | os.PathLike[str] | None = None,
+        discard_corrupt: bool = False,
+    ) -> Index:
         """Open (creating if needed) the index of the repo at `root`.
+
+        Args:
+            root: The repository folder.
+            index_dir: Where this repo's index lives (default: a per-repo cache folder).
+            discard_corrupt: If the index cannot be read, move it aside (to
+                `index.sqlite.corrupt`) and start a fresh one instead of raising.
 
         Raises:
             NotARepoError: `root` is missing or not a directory.
@@ -213,7 +225,17 @@ class Index:
             raise NotARepoError(f"not a directory: {root}")
         path = path.resolve()
         folder = Path(index_dir).expanduser() if index_dir else default_index_dir(path)
-        store = Store(folder / "index.sqlite")
+        db = folder / "index.sqlite"
+        try:
+            store = Store(db)
+        except IndexCorruptError:
+            if not discard_corrupt or not db.exists():
+                raise
+            # The index is a cache of the repo: keep the broken file for inspection, start over.
+            db.replace(db.with_name("index.sqlite.corrupt"))
+            for extra in ("index.sqlite-wal", "index.sqlite-shm", "rank.pickle"):
+                (folder / extra).unlink(missing_ok=True)
+            store = Store(db)
         return cls(path, folder, store)
 
     def close(self) -> None:

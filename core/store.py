@@ -7,6 +7,7 @@ unreadable one is reported with a one-line hint to rebuild.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from symscope.core.errors import IndexCorruptError
+from symscope.core.errors import IndexCorruptError, SymscopeError
 from symscope.core.symbols import FileRecord, Import, SkippedFile, Symbol
 
 SCHEMA_VERSION = 1
@@ -121,10 +122,16 @@ class Store:
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as exc:
+                raise _user_error(self.path, exc) from None
+            try:
                 yield self._conn
                 self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.DatabaseError):
+                    raise _user_error(self.path, exc) from None
                 raise
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
@@ -132,7 +139,7 @@ class Store:
             try:
                 return self._conn.execute(sql, tuple(params)).fetchall()
             except sqlite3.DatabaseError as exc:
-                raise IndexCorruptError(_corrupt_message(self.path, exc)) from None
+                raise _user_error(self.path, exc) from None
 
     # -- meta ---------------------------------------------------------------
 
@@ -271,6 +278,15 @@ class Store:
         else:
             rows = self.query("SELECT path, module, line FROM imports WHERE path=? ORDER BY line", (path,))
         return [Import(*r) for r in rows]
+
+
+def _user_error(path: Path, exc: sqlite3.DatabaseError) -> SymscopeError:
+    """A one-line error for the user: busy or read-only, versus unreadable."""
+    if isinstance(exc, sqlite3.OperationalError) and any(
+        word in str(exc) for word in ("locked", "busy", "readonly", "read-only", "disk I/O", "full")
+    ):
+        return SymscopeError(f"index at {path} cannot be written right now ({exc})")
+    return IndexCorruptError(_corrupt_message(path, exc))
 
 
 def _corrupt_message(path: Path, exc: Exception) -> str:

@@ -122,3 +122,15 @@ def test_stale_show_is_an_error(sample_repo: Path) -> None:
     path.write_text("\n\n\n" + path.read_text())
     out = run("show", "lib/errors.py::handle_error#function", "--repo", str(sample_repo))
     assert out.returncode == 1 and "changed since indexing" in out.stderr
+
+
+def test_rebuild_recovers_a_corrupted_index(sample_repo: Path, tmp_path: Path) -> None:
+    idx = tmp_path / "corrupt"
+    idx.mkdir()
+    (idx / "index.sqlite").write_bytes(b"garbage" * 1000)
+    out = run("index", str(sample_repo), "--index-dir", str(idx), "--rebuild", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["parsed"] == 4
+    assert (idx / "index.sqlite.corrupt").read_bytes() == b"garbage" * 1000
+    found = json.loads(run("search", "use", "--repo", str(sample_repo), "--index-dir", str(idx), "--json").stdout)
+    assert found["results"][0]["qualname"] == "app.use"

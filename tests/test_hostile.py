@@ -178,3 +178,18 @@ def test_file_changing_while_indexing(write_repo, tmp_path: Path) -> None:  # ty
         for sym in ix.all_symbols():
             assert ix.source(sym)
         assert {f.path for f in ix.files()} == set(files)
+
+
+def test_index_damaged_after_opening_is_a_clear_error(write_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from symscope.core.errors import SymscopeError
+
+    root = write_repo({"a.py": "def a():\n    pass\n"})
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    ix.store.query("DROP TABLE symbols")
+    with pytest.raises(SymscopeError, match="rebuild"):
+        ix.all_symbols()
+    (root / "b.py").write_text("def b():\n    pass\n")
+    with pytest.raises(SymscopeError):
+        ix.update(processes=1)
+    ix.close()
