@@ -337,25 +337,12 @@ class ResolvedItem:
 
 
 def symbol_code(index: Index, sym: Symbol) -> str:
-    """The symbol's exact source, preceded by the indentation of its first line.
-
-    `Index.source` starts at the symbol's first byte, so a method's first line loses
-    its indentation; putting that whitespace back makes the block read as the
-    file's own lines `start_line..end_line`.
+    """The symbol's source as the file's own lines `start_line..end_line` (indentation kept).
 
     Raises:
         StaleSymbolError: the file changed since indexing.
     """
-    source = index.source(sym)
-    try:
-        data = (index.root / sym.path).read_bytes()
-    except OSError:
-        return source
-    line_start = data.rfind(b"\n", 0, sym.start_byte) + 1
-    prefix = data[line_start : sym.start_byte]
-    if prefix and not prefix.strip(b" \t"):
-        return prefix.decode("utf-8", "replace") + source
-    return source
+    return index.source(sym, whole_lines=True)
 
 
 def _file_code(index: Index, rec: FileRecord) -> str | None:

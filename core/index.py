@@ -588,8 +588,9 @@ class Index:
 
         Args:
             symbol_or_id: The symbol or its ID.
-            whole_lines: Start at the beginning of its first line, so a method keeps
-                its indentation (for pasting); the default is the exact byte range.
+            whole_lines: Start at the beginning of its first line when only indentation
+                precedes it, so a method keeps its indentation (for pasting); the
+                default is the exact byte range.
 
         Raises:
             StaleSymbolError: the file changed since indexing and the symbol's bytes moved.
@@ -610,7 +611,8 @@ class Index:
             )
         if whole_lines:
             line_start = data.rfind(b"\n", 0, sym.start_byte) + 1
-            chunk = data[line_start : sym.end_byte]
+            if not data[line_start : sym.start_byte].strip(b" \t"):  # only indentation before it
+                chunk = data[line_start : sym.end_byte]
         return chunk.decode("utf-8", "replace")
 
     def file_text(self, path: str) -> str:
