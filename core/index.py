@@ -288,17 +288,15 @@ class Index:
         if self.store.get_meta("fingerprint") != fingerprint:
             rebuild = True  # queries or tokenizer changed since this index was built
         found = walk(self.root, max_file_bytes)
-        known = {} if rebuild else self.store.file_stats()
-        if rebuild:
-            with self.store.transaction() as conn:
-                conn.execute("DELETE FROM files")
-                Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+        # A rebuild re-parses everything but replaces each file's rows one at a time,
+        # so an interrupted rebuild still leaves every file searchable.
+        known = self.store.file_stats()
         to_parse: list[SourceFile] = []
         touch: list[tuple[str, int]] = []
         unchanged = 0
         for f in found.files:
             old = known.get(f.path)
-            if old is not None and old[0] == f.size and old[1] == f.mtime_ns:
+            if not rebuild and old is not None and old[0] == f.size and old[1] == f.mtime_ns:
                 unchanged += 1
             else:
                 to_parse.append(f)
@@ -337,7 +335,7 @@ class Index:
                 if old is not None:
                     batch.append(res)
                     removed.append(res.path)
-            elif old is not None and old[2] == res.record.hash:
+            elif not rebuild and old is not None and old[2] == res.record.hash:
                 touch.append((res.path, res.mtime_ns))
                 unchanged += 1
             else:

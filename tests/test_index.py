@@ -219,3 +219,15 @@ def test_whole_lines_source_and_file_is_current(index: Index) -> None:
     (index.root / "lib/router.py").write_text("X = 1\n")
     assert not index.file_is_current("lib/router.py")
     assert not index.file_is_current("nope.py")
+
+
+def test_interrupted_rebuild_keeps_every_file_searchable(index: Index) -> None:
+    calls = iter(range(100))
+    report = index.update(processes=1, rebuild=True, cancelled=lambda: next(calls) >= 1)
+    assert report.cancelled
+    assert {f.path for f in index.files()} == {
+        "lib/errors.py", "lib/router.py", "tests/test_router.py", "web/app.js"
+    }
+    assert index.search("add route")[0].symbol.qualname == "Router.add_route"
+    report = index.update(processes=1, rebuild=True)
+    assert (report.parsed, report.unchanged, report.files) == (4, 0, 4)
