@@ -16,6 +16,7 @@ import os
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -307,6 +308,7 @@ class Index:
         changed = bool(removed)
         was_cancelled = False
         batch: list[FileResult] = []
+        counted: dict[str, Counter[str]] = {}  # ranker input, counted while workers parse
 
         def flush() -> None:
             nonlocal changed
@@ -341,6 +343,8 @@ class Index:
             else:
                 batch.append(res)
                 parsed += 1
+                for sym, (_, terms) in zip(res.symbols, res.extras, strict=True):
+                    counted[sym.id] = Counter(terms.split())
             if progress is not None:
                 progress(IndexProgress(done, len(to_parse), res.path))
             if len(batch) >= WRITE_BATCH:
@@ -364,7 +368,7 @@ class Index:
         if changed or not self.ranker_path.exists():
             with self._rank_lock:
                 self._rank = None
-            self._ranks()  # rebuild and persist now, so the next search starts fast
+            self._ranks(counted)  # rebuild and persist now, so the next search starts fast
         files, symbols, _, _ = self.store.counts()
         return IndexReport(
             files=files,
@@ -437,7 +441,13 @@ class Index:
 
     # -- search -----------------------------------------------------------------
 
-    def _ranks(self) -> _RankData:
+    def _ranks(self, counted: dict[str, Counter[str]] | None = None) -> _RankData:
+        """The search structures: cached, else loaded from disk, else built.
+
+        Args:
+            counted: Term counts already made for some symbol IDs (by `update`,
+                while parser processes were busy), so building skips them.
+        """
         with self._rank_lock:
             generation = self.store.generation()
             if self._rank is not None:
@@ -459,7 +469,9 @@ class Index:
                 path_ids=np.array([path_index[r[1]] for r in rows], dtype=np.int32),
                 unique_paths=unique_paths,
                 auxiliary=np.array([is_auxiliary(r[1]) for r in rows], dtype=bool),
-                bm25=SparseBM25([r[6].split() for r in rows]),
+                bm25=SparseBM25([
+                    (counted or {}).get(r[0]) or Counter(r[6].split()) for r in rows
+                ]),
             )
             with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
                 save_ranker(self.ranker_path, generation, data)

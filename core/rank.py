@@ -25,7 +25,15 @@ RANKER_VERSION = 3
 class SparseBM25(BM25Okapi):  # type: ignore[misc]
     """BM25Okapi whose scores come from precomputed term postings."""
 
-    def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(
+        self, corpus: Sequence[Sequence[str] | Counter[str]], k1: float = 1.2, b: float = 0.75
+    ) -> None:
+        """Args:
+            corpus: One document per symbol: its terms, or a `Counter` of them
+                already made (the indexer counts while parser processes work).
+            k1: BM25 term-frequency saturation.
+            b: BM25 length normalisation.
+        """
         if not corpus:
             # rank-bm25 divides by the corpus size; an empty repo is legitimate.
             self.vocab: dict[str, int] = {}
@@ -39,28 +47,30 @@ class SparseBM25(BM25Okapi):  # type: ignore[misc]
         # The per-document dicts are only needed to build postings.
         self.doc_freqs: list[dict[str, int]] = []
 
-    def _initialize(self, corpus: Sequence[Sequence[str]]) -> dict[str, int]:
+    def _initialize(self, corpus: Sequence[Sequence[str] | Counter[str]]) -> dict[str, int]:
         """rank-bm25's hook, with C-speed counting: same fields, same document frequencies."""
         nd: Counter[str] = Counter()
         total = 0
         for document in corpus:
-            freqs = Counter(document)
+            freqs = document if isinstance(document, Counter) else Counter(document)
+            length = freqs.total()
             self.doc_freqs.append(freqs)
-            self.doc_len.append(len(document))
-            total += len(document)
+            self.doc_len.append(length)
+            total += length
             nd.update(freqs.keys())
         self.corpus_size = len(self.doc_len)
         self.avgdl = total / self.corpus_size
+        self.vocab = {term: i for i, term in enumerate(nd)}
         return dict(nd)
 
     def _build_postings(self) -> None:
-        vocab: dict[str, int] = {}
-        intern = vocab.setdefault
+        vocab = self.vocab  # made by `_initialize` from the document frequencies
+        lookup = vocab.__getitem__
         term_ids: list[int] = []
         tfs: list[int] = []
         lengths: list[int] = []
         for freqs in self.doc_freqs:
-            term_ids.extend([intern(t, len(vocab)) for t in freqs])
+            term_ids.extend(map(lookup, freqs))
             tfs.extend(freqs.values())
             lengths.append(len(freqs))
         terms = np.asarray(term_ids, dtype=np.int64)
