@@ -34,16 +34,16 @@ class FileResult:
     skip_reason: str | None = None
 
 
-def symbol_terms(sym: Symbol, body_words: list[str]) -> list[str]:
+def symbol_terms(sym: Symbol, body_words: list[str], path_terms: list[str]) -> list[str]:
     """The weighted bag of search terms for one symbol (weights by repetition).
 
     Args:
         sym: The symbol.
         body_words: Distinct identifiers in its source, in order of appearance.
+        path_terms: Terms of its file's path (the same for every symbol in the file).
     """
     name = identifier_terms(sym.name)
     prefix, _, _ = sym.qualname.rpartition(".")
-    path_terms = identifier_terms(sym.path.rsplit(".", 1)[0].replace("/", " "))
     body_terms = list(dict.fromkeys(body_identifier_terms(body_words)))[:MAX_BODY_TERMS]
     return [
         *name * 4,
@@ -85,10 +85,11 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
         symbols=len(result.symbols),
     )
     extras: list[tuple[str, str]] = []
+    path_terms = identifier_terms(path.rsplit(".", 1)[0].replace("/", " "))
     for sym in result.symbols:
         raw = data[sym.start_byte : sym.end_byte]
         body_words = [w.decode("ascii") for w in dict.fromkeys(_IDENT.findall(raw))]
-        terms = " ".join(symbol_terms(sym, body_words))
+        terms = " ".join(symbol_terms(sym, body_words, path_terms))
         extras.append((content_hash(_NON_WS.sub(b"", raw)), terms))
     return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
 

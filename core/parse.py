@@ -204,9 +204,8 @@ def _body(node: Node) -> Node | None:
     return None
 
 
-def _leading_string(node: Node) -> Node | None:
+def _leading_string(body: Node | None) -> Node | None:
     """A string literal opening the body: a docstring, in languages that have them."""
-    body = _body(node)
     if body is None or not body.named_children:
         return None
     first = body.named_children[0]
@@ -215,10 +214,9 @@ def _leading_string(node: Node) -> Node | None:
     return first if first.type == "string" else None
 
 
-def _signature(source: bytes, node: Node, name_node: Node) -> str:
+def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) -> str:
     line_start = source.rfind(b"\n", 0, name_node.start_byte) + 1
     start = max(node.start_byte, line_start)
-    body = _body(node)
     if body is not None and body.start_byte > start:
         end = body.start_byte
     else:
@@ -338,7 +336,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         end_row = cand.anchor.end_point.row
         if cand.anchor.end_point.column == 0 and end_row > start_row:
             end_row -= 1  # a node ending at column 0 ends on the line before
-        doc_node = cand.doc if cand.doc is not None else _leading_string(cand.node)
+        body = _body(cand.node)
+        doc_node = cand.doc if cand.doc is not None else _leading_string(body)
         if doc_node is not None:
             doc = _clean_doc(_text(source, doc_node))
         elif comments:
@@ -356,7 +355,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
                 end_row + 1,
                 start_byte,
                 end_byte,
-                _signature(source, cand.node, cand.name_node),
+                _signature(source, cand.node, cand.name_node, body),
                 doc,
             )
         )

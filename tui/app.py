@@ -36,7 +36,6 @@ from symscope.core.bundle import (
 )
 from symscope.core.bundle import savings as bundle_savings
 from symscope.core.errors import SymscopeError
-from symscope.core.hashing import content_hash
 from symscope.core.index import Index, IndexProgress, IndexReport
 from symscope.core.languages import all_languages
 from symscope.core.symbols import Symbol
@@ -376,7 +375,7 @@ class SymscopeApp(App[int]):
         source.show_file(path, text, rec.language if rec else "")
         source.border_title = path
         if rec is not None:
-            stale = content_hash(text.encode("utf-8", "surrogateescape")) != rec.hash
+            stale = not self.index.file_is_current(path)
             source.border_subtitle = (
                 f"{rec.language} · {rec.lines:,} lines · {fmt.tokens(rec.tokens)} tok"
                 + (" · changed since indexing: r refreshes" if stale else "")
