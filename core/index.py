@@ -413,7 +413,7 @@ class Index:
 
         from symscope.core.ingest import ingest_batch, quiet_worker
         from symscope.core.parse import warm_up
-        from symscope.core.tokens import encoding
+        from symscope.core.tokens import warm_up as load_tokenizer
 
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
@@ -422,7 +422,7 @@ class Index:
         if method == "fork":
             # Load the BPE ranks and compile each language's query once, here:
             # forked workers inherit them instead of each paying for them.
-            encoding()
+            load_tokenizer()
             for name in sorted({job[3] for job in jobs}):
                 spec = language_by_name(name)
                 if spec is not None:

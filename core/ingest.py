@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
 from symscope.core.parse import extract
-from symscope.core.symbols import FileRecord, Import, Symbol
-from symscope.core.terms import body_identifier_terms, identifier_terms, prose_terms
-from symscope.core.tokens import count_tokens
+from symscope.core.symbols import FileRecord, Import, PicklesAsTuple, Symbol
+from symscope.core.terms import body_terms, identifier_terms, prose_terms
 from symscope.core.walk import content_problem
 
 #: Body identifiers beyond this many distinct terms add noise, not recall.
 MAX_BODY_TERMS = 300
-_NON_WS = re.compile(rb"\s+")
-_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+#: What `\s` matches in bytes: removed before hashing, so re-indented copies compare equal.
+_WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
 @dataclass(frozen=True, slots=True)
-class FileResult:
+class FileResult(PicklesAsTuple):
     """What indexing one file produced, or why it was skipped."""
 
     path: str
@@ -34,17 +32,16 @@ class FileResult:
     skip_reason: str | None = None
 
 
-def symbol_terms(sym: Symbol, body_words: list[str], path_terms: list[str]) -> list[str]:
+def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]:
     """The weighted bag of search terms for one symbol (weights by repetition).
 
     Args:
         sym: The symbol.
-        body_words: Distinct identifiers in its source, in order of appearance.
+        source: Its exact bytes.
         path_terms: Terms of its file's path (the same for every symbol in the file).
     """
     name = identifier_terms(sym.name)
     prefix, _, _ = sym.qualname.rpartition(".")
-    body_terms = list(dict.fromkeys(body_identifier_terms(body_words)))[:MAX_BODY_TERMS]
     return [
         *name * 4,
         *identifier_terms(prefix) * 2,
@@ -52,7 +49,7 @@ def symbol_terms(sym: Symbol, body_words: list[str], path_terms: list[str]) -> l
         *path_terms,
         *identifier_terms(sym.signature, drop_keywords=True),
         *prose_terms(sym.docstring) * 2,
-        *body_terms,
+        *body_terms(source, MAX_BODY_TERMS),
     ]
 
 
@@ -73,14 +70,13 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
         result = extract(path, data, spec)
     except Exception as exc:  # a grammar crash must not stop the whole index
         return _skip(path, mtime_ns, f"parse failed ({type(exc).__name__}: {exc})")
-    text = data.decode("utf-8", "replace")
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     record = FileRecord(
         path=path,
         language=spec.name,
         size=len(data),
         hash=content_hash(data),
-        tokens=count_tokens(text),
+        tokens=result.tokens,
         lines=lines,
         symbols=len(result.symbols),
     )
@@ -88,9 +84,8 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
     path_terms = identifier_terms(path.rsplit(".", 1)[0].replace("/", " "))
     for sym in result.symbols:
         raw = data[sym.start_byte : sym.end_byte]
-        body_words = [w.decode("ascii") for w in dict.fromkeys(_IDENT.findall(raw))]
-        terms = " ".join(symbol_terms(sym, body_words, path_terms))
-        extras.append((content_hash(_NON_WS.sub(b"", raw)), terms))
+        terms = " ".join(symbol_terms(sym, raw, path_terms))
+        extras.append((content_hash(raw.translate(None, _WHITESPACE)), terms))
     return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
 
 

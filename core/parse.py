@@ -29,7 +29,7 @@ from tree_sitter_language_pack import get_language, get_parser
 from symscope.core.hashing import content_hash
 from symscope.core.languages import LanguageSpec
 from symscope.core.symbols import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
-from symscope.core.tokens import count_many
+from symscope.core.tokens import count_file_and_spans
 
 #: Parents that wrap a definition without changing it; the symbol's range grows to cover them.
 WRAPPER_TYPES = frozenset(
@@ -67,6 +67,8 @@ class Extraction:
     symbols: list[Symbol]
     imports: list[Import]
     has_errors: bool
+    tokens: int
+    """cl100k_base tokens of the whole file (counted with its symbols, in one pass)."""
 
 
 @dataclass(slots=True)
@@ -361,8 +363,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         )
         stack.append((cand, qualname, sym_id))
 
-    texts = [source[p[7] : p[8]].decode("utf-8", "replace") for p in pending]
-    counts = count_many(texts)
+    file_tokens, counts = count_file_and_spans(source, [(p[7], p[8]) for p in pending])
     symbols = [
         Symbol(
             id=p[0],
@@ -384,4 +385,6 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         for p, tokens in zip(pending, counts, strict=True)
     ]
     file_imports = [Import(path=path, module=i.module, line=i.line) for i in imports]
-    return Extraction(symbols=symbols, imports=file_imports, has_errors=tree.root_node.has_error)
+    return Extraction(
+        symbols=symbols, imports=file_imports, has_errors=tree.root_node.has_error, tokens=file_tokens
+    )

@@ -8,13 +8,17 @@ abbreviations (`req`, `ctx`, `err`) are expanded so plain-English queries find t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from itertools import chain, islice
+from typing import TypeVar
 
 #: Bump when tokenizing changes: stored terms must match query terms.
 TERMS_VERSION = 2
 
 _NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+_Word = TypeVar("_Word", str, bytes)
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: English words that carry no meaning in a code search.
@@ -111,21 +115,37 @@ def identifier_terms(
         drop_keywords: Leave out language keywords (for function bodies).
         skip: Words to leave out, compared before stemming.
     """
+    words = _WORD.findall(text)
+    if not skip:
+        table = _TERMS_NO_KEYWORDS if drop_keywords else _TERMS
+        return list(chain.from_iterable(map(table.__getitem__, words)))
     out: list[str] = []
-    for word in _WORD.findall(text):
-        if skip:
-            lower = word.lower()
-            if lower in skip or (drop_keywords and lower in KEYWORDS):
-                continue
-            out.extend(t for t, part in _word_terms(word) if part not in skip)
-        else:
-            out.extend(t for t, _ in (_word_terms_no_kw(word) if drop_keywords else _word_terms(word)))
+    for word in words:
+        lower = word.lower()
+        if lower in skip or (drop_keywords and lower in KEYWORDS):
+            continue
+        out.extend(t for t, part in _word_terms(word) if part not in skip)
     return out
 
 
-@lru_cache(maxsize=262_144)
+def prose_terms(text: str) -> list[str]:
+    """Terms for docstrings: identifiers split, English stop words dropped."""
+    return list(chain.from_iterable(map(_PROSE_TERMS.__getitem__, _WORD.findall(text))))
+
+
+def body_terms(source: bytes, limit: int) -> list[str]:
+    """Distinct terms of the identifiers in a body, keywords dropped, in order of appearance.
+
+    Works on bytes: every symbol's body goes through here, and a class body
+    repeats its methods' bodies.
+    """
+    words = dict.fromkeys(_BODY_IDENT.findall(source))
+    terms = dict.fromkeys(chain.from_iterable(map(_BODY_TERMS.__getitem__, words)))
+    return list(islice(terms, limit))
+
+
 def _word_terms(word: str) -> tuple[tuple[str, str], ...]:
-    """(term, source part) pairs for one identifier; cached, as code repeats its names."""
+    """(term, source part) pairs for one identifier."""
     parts = split_identifier(word)
     out = [(t, part) for part in parts for t in _expand_part(part)]
     whole = word.lower().replace("_", "")
@@ -134,22 +154,36 @@ def _word_terms(word: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=262_144)
-def _word_terms_no_kw(word: str) -> tuple[tuple[str, str], ...]:
-    return () if word.lower() in KEYWORDS else _word_terms(word)
+_TABLE_SIZE = 262_144
 
 
-def body_identifier_terms(words: list[str]) -> list[str]:
-    """Terms for identifiers already pulled out of a body, keywords dropped."""
-    out: list[str] = []
-    for word in words:
-        out.extend(t for t, _ in _word_terms_no_kw(word))
-    return out
+class _WordTable(dict[_Word, tuple[str, ...]]):
+    """An identifier's terms under one rule, computed on first sight: code repeats its names."""
+
+    rule: Callable[[_Word], tuple[str, ...]]
+
+    def __init__(self, rule: Callable[[_Word], tuple[str, ...]]) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, word: _Word) -> tuple[str, ...]:
+        terms = self.rule(word)
+        if len(self) < _TABLE_SIZE:
+            self[word] = terms
+        return terms
 
 
-def prose_terms(text: str) -> list[str]:
-    """Terms for docstrings: identifiers split, English stop words dropped."""
-    return identifier_terms(text, skip=STOPWORDS)
+_TERMS: _WordTable[str] = _WordTable(lambda word: tuple(t for t, _ in _word_terms(word)))
+_TERMS_NO_KEYWORDS: _WordTable[str] = _WordTable(
+    lambda word: () if word.lower() in KEYWORDS else _TERMS[word]
+)
+_PROSE_TERMS: _WordTable[str] = _WordTable(
+    lambda word: ()
+    if word.lower() in STOPWORDS
+    else tuple(t for t, part in _word_terms(word) if part not in STOPWORDS)
+)
+_BODY_TERMS: _WordTable[bytes] = _WordTable(lambda word: _TERMS_NO_KEYWORDS[word.decode("ascii")])
+_BODY_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def query_terms(query: str) -> list[str]:
@@ -158,7 +192,7 @@ def query_terms(query: str) -> list[str]:
     Stop words are dropped unless the query consists of nothing else, so
     `use` still finds `app.use`.
     """
-    return identifier_terms(query, skip=STOPWORDS) or identifier_terms(query)
+    return prose_terms(query) or identifier_terms(query)
 
 
 def _expand_part(part: str) -> tuple[str, ...]:
