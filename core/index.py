@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -35,17 +35,16 @@ from symscope.core.errors import (
     UnknownSymbolError,
 )
 from symscope.core.hashing import content_hash
-from symscope.core.languages import extractor_fingerprint, language_by_name
+from symscope.core.languages import extractor_fingerprint
 from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
 from symscope.core.terms import compact, name_parts, query_terms
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from symscope.core.ingest import FileResult
-    from symscope.core.walk import SourceFile
+    from symscope.core.walk import SourceFile, WalkResult
+    from symscope.core.workers import EarlyPool, ParserPool
 
 #: Default size limit (mirrors walk.MAX_FILE_BYTES, which is imported only to index).
 MAX_FILE_BYTES = 1_000_000
@@ -71,8 +70,6 @@ EXACT_NAME_BOOST = 1.5
 #: Files to parse before a process pool pays for itself.
 POOL_THRESHOLD = 48
 WRITE_BATCH = 200
-#: Most files per worker task: small enough that no worker idles long at the end.
-CHUNK_MAX = 32
 
 
 def is_auxiliary(path: str) -> bool:
@@ -288,10 +285,38 @@ class Index:
         fingerprint = extractor_fingerprint()
         if self.store.get_meta("fingerprint") != fingerprint:
             rebuild = True  # queries or tokenizer changed since this index was built
-        found = walk(self.root, max_file_bytes)
+        known = self.store.file_stats()
+        workers = processes if processes is not None else (os.cpu_count() or 1)
+        early: EarlyPool | None = None
+        if workers > 1 and (rebuild or not known):  # every file will be parsed
+            from symscope.core.workers import EarlyPool
+
+            early = EarlyPool(workers, POOL_THRESHOLD)
+        try:
+            found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None)
+            return self._apply(
+                found, known, rebuild, fingerprint, workers, early.pool if early else None,
+                progress, cancelled, started,
+            )
+        finally:
+            if early is not None:
+                early.close()
+
+    def _apply(
+        self,
+        found: WalkResult,
+        known: dict[str, tuple[int, int, str]],
+        rebuild: bool,
+        fingerprint: str,
+        workers: int,
+        pool: ParserPool | None,
+        progress: Callable[[IndexProgress], None] | None,
+        cancelled: Callable[[], bool] | None,
+        started: float,
+    ) -> IndexReport:
+        """Parse what changed in `found` and store it (the body of `update`)."""
         # A rebuild re-parses everything but replaces each file's rows one at a time,
         # so an interrupted rebuild still leaves every file searchable.
-        known = self.store.file_stats()
         to_parse: list[SourceFile] = []
         touch: list[tuple[str, int]] = []
         unchanged = 0
@@ -330,28 +355,30 @@ class Index:
             touch.clear()
 
         done = 0
-        for done, res in enumerate(self._parse_all(to_parse, processes, cancelled), start=1):
-            old = known.get(res.path)
-            if res.record is None:
-                skipped.append(SkippedFile(res.path, res.skip_reason or "skipped"))
-                if old is not None:
+        results = contextlib.closing(self._parse_all(to_parse, workers, pool, cancelled))
+        with results as parsed_files:
+            for done, res in enumerate(parsed_files, start=1):
+                old = known.get(res.path)
+                if res.record is None:
+                    skipped.append(SkippedFile(res.path, res.skip_reason or "skipped"))
+                    if old is not None:
+                        batch.append(res)
+                        removed.append(res.path)
+                elif not rebuild and old is not None and old[2] == res.record.hash:
+                    touch.append((res.path, res.mtime_ns))
+                    unchanged += 1
+                else:
                     batch.append(res)
-                    removed.append(res.path)
-            elif not rebuild and old is not None and old[2] == res.record.hash:
-                touch.append((res.path, res.mtime_ns))
-                unchanged += 1
-            else:
-                batch.append(res)
-                parsed += 1
-                for sym, (_, terms) in zip(res.symbols, res.extras, strict=True):
-                    counted[sym.id] = Counter(terms.split())
-            if progress is not None:
-                progress(IndexProgress(done, len(to_parse), res.path))
-            if len(batch) >= WRITE_BATCH:
-                flush()
-            if cancelled is not None and cancelled():
-                was_cancelled = True
-                break
+                    parsed += 1
+                    for sym, (_, terms) in zip(res.symbols, res.extras, strict=True):
+                        counted[sym.id] = Counter(terms.split())
+                if progress is not None:
+                    progress(IndexProgress(done, len(to_parse), res.path))
+                if len(batch) >= WRITE_BATCH:
+                    flush()
+                if cancelled is not None and cancelled():
+                    was_cancelled = True
+                    break
         if done < len(to_parse):
             was_cancelled = True  # the parser stopped early because `cancelled` said so
         flush()
@@ -382,62 +409,37 @@ class Index:
         )
 
     def _parse_all(
-        self, files: list[SourceFile], processes: int | None, cancelled: Callable[[], bool] | None
-    ) -> Iterator[FileResult]:
+        self,
+        files: list[SourceFile],
+        workers: int,
+        pool: ParserPool | None,
+        cancelled: Callable[[], bool] | None,
+    ) -> Generator[FileResult, None, None]:
+        """Parse files in `pool` (or a new one, when there are enough), else in this process."""
         # Parsing pulls in tree-sitter and tiktoken; searches never pay for that import.
         from symscope.core.ingest import ingest
+        from symscope.core.workers import ParserPool
 
         jobs = [(f.path, f.abspath, f.mtime_ns, f.language.name) for f in files]
-        workers = processes if processes is not None else (os.cpu_count() or 1)
         done = 0
         if workers > 1 and len(jobs) >= POOL_THRESHOLD:
+            own: ParserPool | None = None
             try:
-                for result in self._parse_in_pool(jobs, workers, cancelled):
+                if pool is None:
+                    pool = own = ParserPool(workers)
+                for result in pool.parse(jobs, cancelled):
                     done += 1
                     yield result
                 return
             except (OSError, ValueError, RuntimeError) as exc:  # no processes here: parse inline
                 log.debug("parser pool unavailable (%s); parsing in this process", exc)
+            finally:
+                if own is not None:
+                    own.close()
         for job in jobs[done:]:
             if cancelled is not None and cancelled():
                 return
             yield ingest(*job)
-
-    @staticmethod
-    def _parse_in_pool(
-        jobs: list[tuple[str, str, int, str]], workers: int, cancelled: Callable[[], bool] | None
-    ) -> Iterator[FileResult]:
-        """Parse in worker processes, yielding results in job order."""
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        from symscope.core.ingest import ingest_batch, quiet_worker
-        from symscope.core.parse import warm_up
-        from symscope.core.tokens import warm_up as load_tokenizer
-
-        # Forking a process that runs threads (the TUI) can deadlock; spawn there.
-        method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
-        chunk = max(4, min(CHUNK_MAX, len(jobs) // (workers * 8) or 4))
-        batches = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
-        if method == "fork":
-            # Load the BPE ranks and compile each language's query once, here:
-            # forked workers inherit them instead of each paying for them.
-            load_tokenizer()
-            for name in sorted({job[3] for job in jobs}):
-                spec = language_by_name(name)
-                if spec is not None:
-                    warm_up(spec)
-        ctx = multiprocessing.get_context(method)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet_worker) as pool:
-            futures: list[Future[list[FileResult]]] = [pool.submit(ingest_batch, b) for b in batches]
-            try:
-                for fut in futures:
-                    if cancelled is not None and cancelled():
-                        return
-                    yield from fut.result()
-            finally:
-                for fut in futures:
-                    fut.cancel()
 
     # -- search -----------------------------------------------------------------
 

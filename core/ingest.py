@@ -94,14 +94,5 @@ def ingest_batch(jobs: list[tuple[str, str, int, str]]) -> list[FileResult]:
     return [ingest(*job) for job in jobs]
 
 
-def quiet_worker() -> None:
-    """Pool initializer: a worker's stray warnings must not draw over a full-screen UI."""
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-
-
 def _skip(path: str, mtime_ns: int, reason: str) -> FileResult:
     return FileResult(path, mtime_ns, None, [], [], [], False, reason)

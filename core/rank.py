@@ -11,6 +11,7 @@ from __future__ import annotations
 import pickle
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -44,50 +45,36 @@ class SparseBM25(BM25Okapi):  # type: ignore[misc]
             return
         super().__init__(list(corpus), k1=k1, b=b)
         self._build_postings()
-        # The per-document dicts are only needed to build postings.
-        self.doc_freqs: list[dict[str, int]] = []
+        # The per-document counts are only needed to build postings.
+        self.doc_freqs: list[Counter[str]] = []
 
     def _initialize(self, corpus: Sequence[Sequence[str] | Counter[str]]) -> dict[str, int]:
         """rank-bm25's hook, with C-speed counting: same fields, same document frequencies."""
-        nd: Counter[str] = Counter()
-        total = 0
-        for document in corpus:
-            freqs = document if isinstance(document, Counter) else Counter(document)
-            length = freqs.total()
-            self.doc_freqs.append(freqs)
-            self.doc_len.append(length)
-            total += length
-            nd.update(freqs.keys())
-        self.corpus_size = len(self.doc_len)
-        self.avgdl = total / self.corpus_size
+        docs = [d if isinstance(d, Counter) else Counter(d) for d in corpus]
+        self.doc_freqs = docs
+        self.doc_len = list(map(Counter.total, docs))
+        self.corpus_size = len(docs)
+        self.avgdl = sum(self.doc_len) / self.corpus_size
+        nd = Counter(chain.from_iterable(docs))  # a document's keys: each term once
         self.vocab = {term: i for i, term in enumerate(nd)}
         return dict(nd)
 
     def _build_postings(self) -> None:
         vocab = self.vocab  # made by `_initialize` from the document frequencies
-        lookup = vocab.__getitem__
-        term_ids: list[int] = []
-        tfs: list[int] = []
-        lengths: list[int] = []
-        for freqs in self.doc_freqs:
-            term_ids.extend(map(lookup, freqs))
-            tfs.extend(freqs.values())
-            lengths.append(len(freqs))
-        terms = np.asarray(term_ids, dtype=np.int64)
-        tf = np.asarray(tfs, dtype=np.float64)
-        docs = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
-        doc_len = np.asarray(self.doc_len, dtype=np.float64)[docs]
-        idf_by_term = np.empty(len(vocab), dtype=np.float64)
-        for term, idx in vocab.items():
-            idf_by_term[idx] = self.idf[term]
+        docs = self.doc_freqs
+        terms = np.fromiter(map(vocab.__getitem__, chain.from_iterable(docs)), dtype=np.int64)
+        tf = np.fromiter(chain.from_iterable(map(Counter.values, docs)), dtype=np.float64, count=len(terms))
+        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        doc_ids = np.repeat(np.arange(len(docs), dtype=np.int32), lengths)
+        doc_len = np.asarray(self.doc_len, dtype=np.float64)[doc_ids]
+        idf_by_term = np.fromiter(map(self.idf.__getitem__, vocab), dtype=np.float64, count=len(vocab))
         avgdl = self.avgdl or 1.0
         norm = self.k1 * (1 - self.b + self.b * doc_len / avgdl)
         weights = idf_by_term[terms] * tf * (self.k1 + 1) / (tf + norm)
         order = np.argsort(terms, kind="stable")
         counts = np.bincount(terms, minlength=len(vocab))
-        self.vocab = vocab
         self.indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        self.postings = docs[order]
+        self.postings = doc_ids[order]
         self.weights = weights[order].astype(np.float32)
 
     def get_scores(self, query: Sequence[str]) -> NDArray[np.float32]:

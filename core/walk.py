@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,11 +76,19 @@ def _is_inside(target: str, root: str) -> bool:
     return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> WalkResult:
+def walk(
+    root: Path, max_bytes: int = MAX_FILE_BYTES, on_file: Callable[[SourceFile], None] | None = None
+) -> WalkResult:
     """List indexable files under `root` and the reason every other file was left out.
 
     Symlinks are never followed (no loops, nothing outside the repo). Whole
     skipped directories are reported once, as `dir/`.
+
+    Args:
+        root: The repository folder.
+        max_bytes: Larger files are skipped as too large.
+        on_file: Called with each indexable file as it is found (the indexer
+            starts its parser processes once there are enough).
     """
     real_root = os.path.realpath(root)
     files: list[SourceFile] = []
@@ -134,7 +143,10 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> WalkResult:
                         SkippedFile(rel, f"too large ({st.st_size:,} bytes > {max_bytes:,} limit)")
                     )
                     continue
-                files.append(SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns, lang))
+                found = SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns, lang)
+                files.append(found)
+                if on_file is not None:
+                    on_file(found)
             except OSError as exc:
                 skipped.append(SkippedFile(rel, f"unreadable ({exc.strerror or exc})"))
 

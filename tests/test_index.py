@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -202,13 +203,37 @@ def test_pool_failure_falls_back_to_inline_parsing(
 ) -> None:
     monkeypatch.setattr("symscope.core.index.POOL_THRESHOLD", 1)
 
-    def broken_pool(*args: object, **kwargs: object) -> None:
+    def no_processes(*args: object, **kwargs: object) -> None:
         raise OSError("no processes here")
 
-    monkeypatch.setattr("symscope.core.index.Index._parse_in_pool", staticmethod(broken_pool))
+    monkeypatch.setattr("symscope.core.workers.ParserPool.__init__", no_processes)
     with Index.open(sample_repo, tmp_path / "idx") as ix:
         report = ix.update(processes=2)
-        assert report.parsed == 4 and report.files == 4
+        assert report.parsed == report.files > 3
+
+
+def test_pool_dying_midway_leaves_the_rest_to_inline_parsing(
+    sample_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    from symscope.core.workers import ParserPool
+
+    monkeypatch.setattr("symscope.core.index.POOL_THRESHOLD", 1)
+    real_parse = ParserPool.parse
+
+    def dies_after_two(self: ParserPool, jobs: list, cancelled: object = None) -> Iterator[object]:  # type: ignore[type-arg]
+        results = real_parse(self, jobs)
+        yield next(results)
+        yield next(results)
+        raise BrokenProcessPool("a worker died")
+
+    monkeypatch.setattr(ParserPool, "parse", dies_after_two)
+    with Index.open(sample_repo, tmp_path / "a") as a, Index.open(sample_repo, tmp_path / "b") as b:
+        report = a.update(processes=2)
+        b.update(processes=1)
+        assert report.parsed == report.files > 3
+        assert a.all_symbols() == b.all_symbols()
 
 
 def test_whole_lines_source_and_file_is_current(index: Index) -> None:
