@@ -94,12 +94,6 @@ def _query(spec: LanguageSpec) -> Query:
     return Query(get_language(spec.grammar), spec.query_source())  # type: ignore[arg-type]
 
 
-def warm_up(spec: LanguageSpec) -> None:
-    """Build the parser and compile the query now (before forking workers)."""
-    _parser(spec.grammar)
-    _query(spec)
-
-
 def check_query(spec: LanguageSpec) -> None:
     """Compile a language's query, raising on syntax errors (used by tests)."""
     _query(spec)
