@@ -38,11 +38,10 @@ from symscope.core.hashing import content_hash
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
-from symscope.core.symbols import FileRecord, Import, SearchHit, SkippedFile, Symbol
+from symscope.core.symbols import FileRecord, FileResult, Import, SearchHit, SkippedFile, Symbol
 from symscope.core.terms import compact, name_parts, query_terms
 
 if TYPE_CHECKING:
-    from symscope.core.ingest import FileResult
     from symscope.core.walk import SourceFile, WalkResult
     from symscope.core.workers import EarlyPool, ParserPool
 
@@ -416,30 +415,32 @@ class Index:
         cancelled: Callable[[], bool] | None,
     ) -> Generator[FileResult, None, None]:
         """Parse files in `pool` (or a new one, when there are enough), else in this process."""
-        # Parsing pulls in tree-sitter and tiktoken; searches never pay for that import.
-        from symscope.core.ingest import ingest
         from symscope.core.workers import ParserPool
 
-        jobs = [(f.path, f.abspath, f.mtime_ns, f.language.name) for f in files]
-        done = 0
-        if workers > 1 and len(jobs) >= POOL_THRESHOLD:
+        if workers > 1 and len(files) >= POOL_THRESHOLD:
             own: ParserPool | None = None
+            done: set[str] = set()
             try:
                 if pool is None:
                     pool = own = ParserPool(workers)
-                for result in pool.parse(jobs, cancelled):
-                    done += 1
+                for result in pool.parse(files, cancelled):
+                    done.add(result.path)
                     yield result
                 return
             except (OSError, ValueError, RuntimeError) as exc:  # no processes here: parse inline
                 log.debug("parser pool unavailable (%s); parsing in this process", exc)
+                files = [f for f in files if f.path not in done]
             finally:
                 if own is not None:
                     own.close()
-        for job in jobs[done:]:
+        # Parsing pulls in tree-sitter and tiktoken: searches, and a parent whose
+        # workers parse, never pay for that import.
+        from symscope.core.ingest import ingest
+
+        for f in files:
             if cancelled is not None and cancelled():
                 return
-            yield ingest(*job)
+            yield ingest(f.path, f.abspath, f.mtime_ns, f.language.name)
 
     # -- search -----------------------------------------------------------------
 

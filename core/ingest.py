@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
 from symscope.core.parse import extract
-from symscope.core.symbols import FileRecord, Import, PicklesAsTuple, Symbol
+from symscope.core.symbols import FileRecord, FileResult, Symbol
 from symscope.core.terms import body_terms, identifier_terms, prose_terms
 from symscope.core.walk import content_problem
 
@@ -15,21 +13,6 @@ from symscope.core.walk import content_problem
 MAX_BODY_TERMS = 300
 #: What `\s` matches in bytes: removed before hashing, so re-indented copies compare equal.
 _WHITESPACE = b" \t\n\r\x0b\x0c"
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult(PicklesAsTuple):
-    """What indexing one file produced, or why it was skipped."""
-
-    path: str
-    mtime_ns: int
-    record: FileRecord | None
-    symbols: list[Symbol]
-    extras: list[tuple[str, str]]
-    """Per symbol: (normalized-source hash, space-joined search terms)."""
-    imports: list[Import]
-    has_errors: bool
-    skip_reason: str | None = None
 
 
 def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]:
@@ -87,11 +70,6 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
         terms = " ".join(symbol_terms(sym, raw, path_terms))
         extras.append((content_hash(raw.translate(None, _WHITESPACE)), terms))
     return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
-
-
-def ingest_batch(jobs: list[tuple[str, str, int, str]]) -> list[FileResult]:
-    """Several files per task, to keep inter-process overhead low."""
-    return [ingest(*job) for job in jobs]
 
 
 def _skip(path: str, mtime_ns: int, reason: str) -> FileResult:

@@ -95,6 +95,21 @@ class SkippedFile(PicklesAsTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class FileResult(PicklesAsTuple):
+    """What indexing one file produced, or why it was skipped."""
+
+    path: str
+    mtime_ns: int
+    record: FileRecord | None
+    symbols: list[Symbol]
+    extras: list[tuple[str, str]]
+    """Per symbol: (normalized-source hash, space-joined search terms)."""
+    imports: list[Import]
+    has_errors: bool
+    skip_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """A ranked search result; near-identical copies elsewhere are folded into `duplicates`."""
 

@@ -1,8 +1,8 @@
-"""Parser processes: started early, fed batches of files, results read back in order.
+"""Parser processes: started early, fed batches of files, results taken as they finish.
 
-A cold index is almost all parsing, so `Index.update` starts the pool before it
-walks the repo. Each worker loads the tokenizer in its initializer, in parallel
-with the walk, rather than the parent loading it before forking.
+A cold index is almost all parsing, so `Index.update` starts the pool while it
+walks the repo. Each worker imports the parser and loads the tokenizer in its
+initializer, in parallel with the walk; the parent never loads either.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from types import TracebackType
 
-from symscope.core.ingest import FileResult, ingest_batch
+from symscope.core.symbols import FileResult
 from symscope.core.walk import SourceFile
 
 log = logging.getLogger(__name__)
 
-#: Most files per task: small enough that no worker idles long at the end.
+#: Most files per task: enough to keep inter-process overhead low.
 CHUNK_MAX = 32
 
 Job = tuple[str, str, int, str]
@@ -44,16 +44,18 @@ class ParserPool:
         # Submitting starts the processes now, so they load while the caller walks the repo.
         self._started = [self._executor.submit(os.getpid) for _ in range(workers)]
 
-    def parse(self, jobs: list[Job], cancelled: Callable[[], bool] | None = None) -> Iterator[FileResult]:
-        """Parse `jobs` in the workers, yielding results in job order.
+    def parse(
+        self, files: list[SourceFile], cancelled: Callable[[], bool] | None = None
+    ) -> Iterator[FileResult]:
+        """Parse `files` in the workers, yielding each batch's results as it completes.
 
         Stops (cancelling queued batches) when `cancelled` returns True.
         """
-        chunk = max(4, min(CHUNK_MAX, len(jobs) // (self.workers * 8) or 4))
-        batches = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
-        futures: list[Future[list[FileResult]]] = [self._executor.submit(ingest_batch, b) for b in batches]
+        futures: list[Future[list[FileResult]]] = [
+            self._executor.submit(parse_batch, b) for b in batches(files, self.workers)
+        ]
         try:
-            for fut in futures:
+            for fut in as_completed(futures):
                 if cancelled is not None and cancelled():
                     return
                 yield from fut.result()
@@ -98,14 +100,49 @@ class EarlyPool:
             self.pool.close()
 
 
-def prepare_worker() -> None:
-    """Pool initializer: silence stderr and load the tokenizer before the first file arrives.
+def batches(files: list[SourceFile], workers: int) -> list[list[Job]]:
+    """Largest files first, in batches of about equal bytes (at most CHUNK_MAX files).
 
-    A worker's stray warnings must not draw over a full-screen UI.
+    Each worker gets several batches, and the last ones are the quickest, so the
+    workers finish at nearly the same time.
     """
-    from symscope.core.tokens import warm_up
+    budget = sum(f.size for f in files) // (workers * 8) or 1
+    out: list[list[Job]] = []
+    batch: list[Job] = []
+    size = 0
+    for f in sorted(files, key=lambda f: f.size, reverse=True):
+        batch.append(job(f))
+        size += f.size
+        if size >= budget or len(batch) >= CHUNK_MAX:
+            out.append(batch)
+            batch, size = [], 0
+    if batch:
+        out.append(batch)
+    return out
 
+
+def job(file: SourceFile) -> Job:
+    return (file.path, file.abspath, file.mtime_ns, file.language.name)
+
+
+def prepare_worker() -> None:
+    """Pool initializer: silence stderr, then import the parser and load the tokenizer.
+
+    A worker's stray warnings must not draw over a full-screen UI. The parent
+    never imports tree-sitter or tiktoken to index in a pool: each worker does,
+    in parallel, while the parent is still walking the repo.
+    """
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)
+    import symscope.core.ingest  # noqa: F401
+    from symscope.core.tokens import warm_up
+
     warm_up()
+
+
+def parse_batch(jobs: list[Job]) -> list[FileResult]:
+    """Worker task: several files at once, to keep inter-process overhead low."""
+    from symscope.core.ingest import ingest
+
+    return [ingest(*job) for job in jobs]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -222,8 +224,8 @@ def test_pool_dying_midway_leaves_the_rest_to_inline_parsing(
     monkeypatch.setattr("symscope.core.index.POOL_THRESHOLD", 1)
     real_parse = ParserPool.parse
 
-    def dies_after_two(self: ParserPool, jobs: list, cancelled: object = None) -> Iterator[object]:  # type: ignore[type-arg]
-        results = real_parse(self, jobs)
+    def dies_after_two(self: ParserPool, files: list, cancelled: object = None) -> Iterator[object]:  # type: ignore[type-arg]
+        results = real_parse(self, files)
         yield next(results)
         yield next(results)
         raise BrokenProcessPool("a worker died")
@@ -256,3 +258,39 @@ def test_interrupted_rebuild_keeps_every_file_searchable(index: Index) -> None:
     assert index.search("add route")[0].symbol.qualname == "Router.add_route"
     report = index.update(processes=1, rebuild=True)
     assert (report.parsed, report.unchanged, report.files) == (4, 0, 4)
+
+
+def test_pooled_index_keeps_parser_imports_out_of_the_parent(sample_repo: Path, tmp_path: Path) -> None:
+    """Workers import tree-sitter and tiktoken themselves; the parent only stores results."""
+    script = (
+        "import sys\n"
+        "import symscope.core.index as ix\n"
+        "ix.POOL_THRESHOLD = 1\n"
+        f"index = ix.Index.open({str(sample_repo)!r}, {str(tmp_path / 'idx')!r})\n"
+        "report = index.update(processes=2)\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('tree_sitter', 'tiktoken'))\n"
+        "print(report.parsed, report.files, heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    parsed, files, heavy = out.stdout.split(" ", 2)
+    assert parsed == files != "0"
+    assert heavy.strip() == "[]"
+
+
+def test_parser_batches_balance_bytes_largest_first(tmp_path: Path) -> None:
+    from symscope.core.languages import language_by_name
+    from symscope.core.walk import SourceFile
+    from symscope.core.workers import CHUNK_MAX, batches
+
+    python = language_by_name("python")
+    assert python is not None
+    sizes = [50_000, 400, 90_000, *([100] * 80), 7_000]
+    files = [SourceFile(f"f{i}.py", str(tmp_path / f"f{i}.py"), size, 0, python) for i, size in enumerate(sizes)]
+    out = batches(files, workers=2)
+    paths = [job[0] for batch in out for job in batch]
+    assert sorted(paths) == sorted(f.path for f in files)  # each file exactly once
+    by_path = {f.path: f.size for f in files}
+    assert [by_path[p] for p in paths] == sorted(sizes, reverse=True)
+    assert out[0] == [("f2.py", str(tmp_path / "f2.py"), 0, "python")]  # the biggest alone
+    assert all(len(batch) <= CHUNK_MAX for batch in out)
+    assert len(out) > 2
