@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
-import logging
 import os
 import re
 import threading
@@ -25,7 +24,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from platformdirs import user_cache_dir
 
 from symscope.core.errors import (
     BadQueryError,
@@ -47,8 +45,6 @@ if TYPE_CHECKING:
 
 #: Default size limit (mirrors walk.MAX_FILE_BYTES, which is imported only to index).
 MAX_FILE_BYTES = 1_000_000
-
-log = logging.getLogger(__name__)
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
@@ -78,7 +74,11 @@ def is_auxiliary(path: str) -> bool:
 
 def default_index_dir(root: Path) -> Path:
     """Per-repo folder under the user's cache dir (or under $SYMSCOPE_INDEX_DIR)."""
-    base = os.environ.get(INDEX_DIR_ENV) or user_cache_dir("symscope", appauthor=False)
+    base = os.environ.get(INDEX_DIR_ENV)
+    if not base:
+        from platformdirs import user_cache_dir  # only this default needs it
+
+        base = user_cache_dir("symscope", appauthor=False)
     real = str(root.resolve())
     digest = hashlib.sha1(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9._-]", "_", root.resolve().name) or "root"
@@ -428,7 +428,9 @@ class Index:
                     yield result
                 return
             except (OSError, ValueError, RuntimeError) as exc:  # no processes here: parse inline
-                log.debug("parser pool unavailable (%s); parsing in this process", exc)
+                import logging
+
+                logging.getLogger(__name__).debug("parser pool unavailable (%s); parsing inline", exc)
                 files = [f for f in files if f.path not in done]
             finally:
                 if own is not None:

@@ -13,18 +13,20 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from rank_bm25 import BM25Okapi
 
 #: Bump when the pickled layout changes; old caches are then rebuilt.
-RANKER_VERSION = 3
+RANKER_VERSION = 4
 
 
-class SparseBM25(BM25Okapi):  # type: ignore[misc]
-    """BM25Okapi whose scores come from precomputed term postings."""
+class SparseBM25:
+    """Okapi BM25 whose scores come from precomputed term postings.
+
+    Building uses rank-bm25 (`okapi.OkapiStats`); a loaded ranker does not
+    import it, so a search process starts faster.
+    """
 
     def __init__(
         self, corpus: Sequence[Sequence[str] | Counter[str]], k1: float = 1.2, b: float = 0.75
@@ -35,39 +37,33 @@ class SparseBM25(BM25Okapi):  # type: ignore[misc]
             k1: BM25 term-frequency saturation.
             b: BM25 length normalisation.
         """
+        self.k1 = k1
+        self.b = b
+        self.corpus_size = len(corpus)
+        self.avgdl = 0.0
+        self.vocab: dict[str, int] = {}
+        self.indptr = np.zeros(1, dtype=np.int64)
+        self.postings = np.zeros(0, dtype=np.int32)
+        self.weights = np.zeros(0, dtype=np.float32)
         if not corpus:
-            # rank-bm25 divides by the corpus size; an empty repo is legitimate.
-            self.vocab: dict[str, int] = {}
-            self.indptr = np.zeros(1, dtype=np.int64)
-            self.postings = np.zeros(0, dtype=np.int32)
-            self.weights = np.zeros(0, dtype=np.float32)
-            self.corpus_size = 0
-            return
-        super().__init__(list(corpus), k1=k1, b=b)
-        self._build_postings()
-        # The per-document counts are only needed to build postings.
-        self.doc_freqs: list[Counter[str]] = []
+            return  # rank-bm25 divides by the corpus size; an empty repo is legitimate
+        from symscope.core.okapi import OkapiStats
 
-    def _initialize(self, corpus: Sequence[Sequence[str] | Counter[str]]) -> dict[str, int]:
-        """rank-bm25's hook, with C-speed counting: same fields, same document frequencies."""
-        docs = [d if isinstance(d, Counter) else Counter(d) for d in corpus]
-        self.doc_freqs = docs
-        self.doc_len = list(map(Counter.total, docs))
-        self.corpus_size = len(docs)
-        self.avgdl = sum(self.doc_len) / self.corpus_size
-        nd = Counter(chain.from_iterable(docs))  # a document's keys: each term once
-        self.vocab = {term: i for i, term in enumerate(nd)}
-        return dict(nd)
+        stats = OkapiStats(corpus, k1=k1, b=b)
+        self.avgdl = stats.avgdl
+        self.vocab = stats.vocab
+        self._build_postings(stats.doc_freqs, stats.doc_len, stats.idf)
 
-    def _build_postings(self) -> None:
-        vocab = self.vocab  # made by `_initialize` from the document frequencies
-        docs = self.doc_freqs
+    def _build_postings(
+        self, docs: list[Counter[str]], doc_lengths: list[int], idf: dict[str, float]
+    ) -> None:
+        vocab = self.vocab
         terms = np.fromiter(map(vocab.__getitem__, chain.from_iterable(docs)), dtype=np.int64)
         tf = np.fromiter(chain.from_iterable(map(Counter.values, docs)), dtype=np.float64, count=len(terms))
         lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
         doc_ids = np.repeat(np.arange(len(docs), dtype=np.int32), lengths)
-        doc_len = np.asarray(self.doc_len, dtype=np.float64)[doc_ids]
-        idf_by_term = np.fromiter(map(self.idf.__getitem__, vocab), dtype=np.float64, count=len(vocab))
+        doc_len = np.asarray(doc_lengths, dtype=np.float64)[doc_ids]
+        idf_by_term = np.fromiter(map(idf.__getitem__, vocab), dtype=np.float64, count=len(vocab))
         avgdl = self.avgdl or 1.0
         norm = self.k1 * (1 - self.b + self.b * doc_len / avgdl)
         weights = idf_by_term[terms] * tf * (self.k1 + 1) / (tf + norm)
@@ -87,13 +83,6 @@ class SparseBM25(BM25Okapi):  # type: ignore[misc]
             lo, hi = self.indptr[idx], self.indptr[idx + 1]
             scores[self.postings[lo:hi]] += self.weights[lo:hi]
         return scores
-
-    def __getstate__(self) -> dict[str, Any]:
-        keep = ("vocab", "indptr", "postings", "weights", "corpus_size", "k1", "b", "avgdl")
-        return {k: getattr(self, k) for k in keep if hasattr(self, k)}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
 
 
 def save_ranker(path: Path, generation: int, payload: object) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,6 +102,21 @@ def test_ranker_is_persisted_not_rebuilt_per_open(repo: Index, monkeypatch: pyte
     monkeypatch.setattr("symscope.core.index.SparseBM25", boom)
     assert reopened.search("send file")[0].symbol.name == "send_file"
     reopened.close()
+
+
+def test_search_process_loads_no_builder_parser_or_tokenizer(repo: Index) -> None:
+    """A search opens the persisted ranker: rank-bm25, tree-sitter and tiktoken stay unimported."""
+    repo.search("file")
+    script = (
+        "import sys\n"
+        "from symscope.core.index import Index\n"
+        f"ix = Index.open({str(repo.root)!r}, {str(repo.index_dir)!r})\n"
+        "hits = ix.search('send file')\n"
+        "heavy = sorted(m for m in ('rank_bm25', 'tree_sitter', 'tiktoken', 'platformdirs') if m in sys.modules)\n"
+        "print(hits[0].symbol.name, heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["send_file", "[]"]
 
 
 def test_ranker_rebuilt_after_change(repo: Index) -> None:
