@@ -105,6 +105,8 @@ def _text(source: bytes, node: Node) -> str:
 
 def _normalize_prefix(text: str) -> str:
     """`*Engine` -> `Engine`, `Router.prototype` -> `Router`, `Foo<T>` -> `Foo`, `a::b` -> `a.b`."""
+    if text.isidentifier():
+        return text  # the common case: a plain name
     text = text.strip().lstrip("*&(").rstrip(")")
     while True:  # drop balanced generic arguments: `ns::Foo<T>::bar` -> `ns::Foo::bar`
         stripped = _GENERIC_ARGS.sub("", text)
@@ -202,12 +204,12 @@ def _body(node: Node) -> Node | None:
 
 def _leading_string(body: Node | None) -> Node | None:
     """A string literal opening the body: a docstring, in languages that have them."""
-    if body is None or not body.named_children:
+    if body is None or not body.named_child_count:
         return None
-    first = body.named_children[0]
-    if first.type == "expression_statement" and first.named_children:
-        first = first.named_children[0]
-    return first if first.type == "string" else None
+    first = body.named_child(0)
+    if first is not None and first.type == "expression_statement" and first.named_child_count:
+        first = first.named_child(0)
+    return first if first is not None and first.type == "string" else None
 
 
 def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) -> str:
@@ -233,7 +235,7 @@ def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Ca
             module = _text(source, imp).strip().strip("'\"`<>").strip()
             if module:
                 imports.append(Import(path="", module=module, line=imp.start_point.row + 1))
-        def_key = next((k for k in caps if k.startswith(("definition.", "scope."))), None)
+        def_key = _definition_capture(caps)
         names = caps.get("name")
         if def_key is None or not names:
             continue
@@ -264,6 +266,16 @@ def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Ca
         if old is None or _wider(cand, old):
             by_name[key] = cand
     return list(by_name.values()), imports
+
+
+def _definition_capture(caps: dict[str, list[Node]]) -> str | None:
+    for key in caps:
+        if key.startswith(_DEFINITION_PREFIXES):
+            return key
+    return None
+
+
+_DEFINITION_PREFIXES = ("definition.", "scope.")
 
 
 def _wider(new: _Candidate, old: _Candidate) -> bool:
