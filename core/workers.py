@@ -21,7 +21,9 @@ from symscope.core.walk import SourceFile
 log = logging.getLogger(__name__)
 
 #: Most files per task: enough to keep inter-process overhead low.
-CHUNK_MAX = 32
+CHUNK_MAX = 64
+#: Tasks per worker, by bytes: enough to even out the end.
+BATCHES_PER_WORKER = 12
 
 Job = tuple[str, str, int, str]
 """(repo-relative path, absolute path, mtime_ns, language name) of one file."""
@@ -101,24 +103,30 @@ class EarlyPool:
 
 
 def batches(files: list[SourceFile], workers: int) -> list[list[Job]]:
-    """Largest files first, in batches of about equal bytes (at most CHUNK_MAX files).
+    """Files in walk order, cut into batches of about equal bytes; biggest batches first.
 
-    Each worker gets several batches, and the last ones are the quickest, so the
-    workers finish at nearly the same time.
+    Neighbouring files share lines and names, which each worker's memos reuse,
+    so a batch is a run of neighbours. A file bigger than the budget is a batch
+    of its own, sent early; the last batches are the smallest, so the workers
+    finish at nearly the same time.
     """
-    budget = sum(f.size for f in files) // (workers * 8) or 1
+    budget = sum(f.size for f in files) // (workers * BATCHES_PER_WORKER) or 1
     out: list[list[Job]] = []
     batch: list[Job] = []
     size = 0
-    for f in sorted(files, key=lambda f: f.size, reverse=True):
+    sizes: list[int] = []
+    for f in files:
+        if batch and (size + f.size > budget or len(batch) >= CHUNK_MAX):
+            out.append(batch)
+            sizes.append(size)
+            batch, size = [], 0
         batch.append(job(f))
         size += f.size
-        if size >= budget or len(batch) >= CHUNK_MAX:
-            out.append(batch)
-            batch, size = [], 0
     if batch:
         out.append(batch)
-    return out
+        sizes.append(size)
+    order = sorted(range(len(out)), key=sizes.__getitem__, reverse=True)
+    return [out[i] for i in order]
 
 
 def job(file: SourceFile) -> Job:

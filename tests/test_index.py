@@ -277,20 +277,24 @@ def test_pooled_index_keeps_parser_imports_out_of_the_parent(sample_repo: Path, 
     assert heavy.strip() == "[]"
 
 
-def test_parser_batches_balance_bytes_largest_first(tmp_path: Path) -> None:
+def test_parser_batches_keep_neighbours_together_biggest_first(tmp_path: Path) -> None:
     from symscope.core.languages import language_by_name
     from symscope.core.walk import SourceFile
     from symscope.core.workers import CHUNK_MAX, batches
 
     python = language_by_name("python")
     assert python is not None
-    sizes = [50_000, 400, 90_000, *([100] * 80), 7_000]
-    files = [SourceFile(f"f{i}.py", str(tmp_path / f"f{i}.py"), size, 0, python) for i, size in enumerate(sizes)]
+    sizes = [50_000, 400, 90_000, *([100] * 150), 7_000]
+    files = [SourceFile(f"f{i:03}.py", str(tmp_path / f"f{i:03}.py"), size, 0, python) for i, size in enumerate(sizes)]
     out = batches(files, workers=2)
     paths = [job[0] for batch in out for job in batch]
-    assert sorted(paths) == sorted(f.path for f in files)  # each file exactly once
+    assert sorted(paths) == [f.path for f in files]  # each file exactly once
+    assert out[0] == [("f002.py", str(tmp_path / "f002.py"), 0, "python")]  # the biggest alone, first
     by_path = {f.path: f.size for f in files}
-    assert [by_path[p] for p in paths] == sorted(sizes, reverse=True)
-    assert out[0] == [("f2.py", str(tmp_path / "f2.py"), 0, "python")]  # the biggest alone
-    assert all(len(batch) <= CHUNK_MAX for batch in out)
-    assert len(out) > 2
+    totals = [sum(by_path[job[0]] for job in batch) for batch in out]
+    assert totals == sorted(totals, reverse=True)
+    for batch in out:  # a run of neighbours in walk order
+        assert len(batch) <= CHUNK_MAX
+        index = [int(job[0][1:4]) for job in batch]
+        assert index == list(range(index[0], index[0] + len(index)))
+    assert len(out) > 4
