@@ -75,9 +75,15 @@ _SUFFIXES = (
 )
 
 
+#: The suffixes by last letter, in `_SUFFIXES` order: a word is only checked against its own.
+_SUFFIXES_BY_LAST = {
+    last: tuple(s for s in _SUFFIXES if s.endswith(last)) for last in {s[-1] for s in _SUFFIXES}
+}
+
+
 def stem(word: str) -> str:
     """A deliberately light stemmer: consistent on both sides matters more than linguistics."""
-    for suffix in _SUFFIXES:
+    for suffix in _SUFFIXES_BY_LAST.get(word[-1:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: -len(suffix)]
             if suffix == "ies":
