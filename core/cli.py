@@ -13,11 +13,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from symscope.core.errors import SymscopeError
-from symscope.core.index import Index, IndexReport, OutlineNode
 from symscope.core.symbols import SYMBOL_KINDS, SearchHit, Symbol
+
+if TYPE_CHECKING:
+    from symscope.core.index import Index, IndexReport, OutlineNode
 
 COMMANDS = ("index", "search", "show", "outline", "stats", "refs")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
@@ -121,6 +123,14 @@ def run() -> NoReturn:
     os._exit(code)
 
 
+def _index_class() -> type[Index]:
+    """`Index`, imported on first use: parser processes that re-import this module
+    (the `spawn` start method, used beside the UI's threads) never load numpy for it."""
+    from symscope.core.index import Index
+
+    return Index
+
+
 def _fail(message: str, code: int = EXIT_ERROR) -> int:
     print(f"symscope: error: {message}", file=sys.stderr)
     return code
@@ -132,7 +142,7 @@ def _run_tui(argv: list[str]) -> int:
     parser.add_argument("--index-dir", metavar="DIR")
     args = parser.parse_args(argv)
     try:
-        index = Index.open(args.path, args.index_dir)
+        index = _index_class().open(args.path, args.index_dir)
     except SymscopeError as exc:
         return _fail(str(exc))
     from symscope.tui.app import run_app  # imported here: the engine never needs textual
@@ -141,7 +151,7 @@ def _run_tui(argv: list[str]) -> int:
 
 
 def _open(repo: str, index_dir: str | None, *, ensure: bool = True) -> Index:
-    index = Index.open(repo, index_dir)
+    index = _index_class().open(repo, index_dir)
     if ensure and not index.is_built:
         index.update()
     return index
@@ -164,7 +174,7 @@ def _emit(obj: Any) -> None:
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    with Index.open(args.path, args.index_dir, discard_corrupt=args.rebuild) as index:
+    with _index_class().open(args.path, args.index_dir, discard_corrupt=args.rebuild) as index:
         kwargs: dict[str, Any] = {"rebuild": args.rebuild}
         if args.max_file_bytes is not None:
             kwargs["max_file_bytes"] = args.max_file_bytes

@@ -59,6 +59,19 @@ def test_core_never_imports_textual_or_rich() -> None:
     assert out.stdout.strip() == ""
 
 
+def test_parser_processes_do_not_load_the_search_stack() -> None:
+    """Spawned parser processes import the console script and the workers module:
+    neither may pull in numpy (the index and ranker) or the parser before it is needed."""
+    code = (
+        "import sys, symscope.core.cli, symscope.core.workers\n"
+        "heavy = sorted(m for m in ('numpy', 'symscope.core.index', 'tree_sitter', 'tiktoken') if m in sys.modules)\n"
+        "from symscope.core import Index\n"
+        "print(','.join(heavy) or 'none', Index.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["none", "Index"]
+
+
 def test_installed_names_are_namespaced() -> None:
     code = (
         "import importlib.util, sys\n"
