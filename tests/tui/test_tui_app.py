@@ -508,3 +508,44 @@ async def test_large_file_is_highlighted_in_a_worker(app: RecordingApp, index: I
         assert source.highlighted
         assert source.marked == (sym.start_line, sym.end_line)
         assert int(source.scroll_y) > 15000
+
+
+async def test_results_overflowing_the_pane_refine_without_losing_rows(tmp_path: Path) -> None:
+    """Typing narrows a long result list in place: the rows, scrollbar and scrolling stay right."""
+    repo = tmp_path / "many"
+    (repo / "pkg").mkdir(parents=True)
+    body = "".join(f"def alpha_{i}(request):\n    return request.{'a' * (i % 5)}\n\n\n" for i in range(40))
+    body += "".join(f"def beta_{i}(value):\n    return value\n\n\n" for i in range(20))
+    (repo / "pkg" / "handlers.py").write_text(body)
+    index = Index.open(repo, index_dir=tmp_path / "idx")
+    index.update(processes=1)
+    app = RecordingApp(index, save_dir=tmp_path / "out")
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            pane = app.query_one(SearchPane)
+            results = pane.results
+            await search(pilot, "alpha")
+            rows = results.size.height
+            assert 0 < rows < len(pane.hits) == 40  # more hits than rows: the list scrolls
+            pane.value = "beta"  # fewer hits, still more than the rows
+            await settle(pilot)
+            assert rows < len(pane.hits) == 20
+            assert all(h.symbol.name.startswith("beta_") for h in pane.hits)
+            assert results.size.height == rows
+            assert results.virtual_size.height == len(pane.hits)
+            assert results.vertical_scrollbar.window_virtual_size == len(pane.hits)
+            shown = [results.render_line(y).text for y in range(rows)]
+            assert [pane.hits[y].symbol.qualname in line for y, line in enumerate(shown)] == [True] * rows
+            await pilot.press(*["down"] * 25)  # the last hit can still be reached and is drawn
+            await pilot.pause()
+            last = pane.hits[-1].symbol.qualname
+            assert results.cursor == len(pane.hits) - 1
+            assert last in results.render_line(rows - 1).text
+            long_query = " value" * 16  # wider than the box: the input scrolls to its cursor
+            pane.value = pane.value + long_query
+            await settle(pilot)
+            assert pane.input.scroll_x > 0
+            assert pane.shown_query == pane.value
+    finally:
+        index.close()

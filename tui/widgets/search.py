@@ -202,13 +202,24 @@ class ResultsList(ScrollView, can_focus=True):
         self._cache: dict[tuple[int, bool, int], Strip] = {}
 
     def set_hits(self, hits: list[SearchHit], cursor: int = 0) -> None:
-        resize = len(hits) != len(self.hits)
+        shown = self.size.height
+        # The height is `auto` up to the pane's cap. While there are more hits than rows
+        # before and after, the rows on screen stay the same: no relayout, which would
+        # redraw every pane (the source view is the costly one) on each keystroke.
+        still_overflowing = len(self.hits) > shown > 0 and len(hits) > shown
+        resize = len(hits) != len(self.hits) and not still_overflowing
         self.hits = hits
         self._names = [h.symbol.qualname + (f" +{len(h.duplicates)}" if h.duplicates else "") for h in hits]
         self._longest_name = max((cell_len(n) for n in self._names), default=0)
         self._cache.clear()
         self.set_reactive(ResultsList.cursor, min(max(cursor, 0), max(0, len(hits) - 1)))
-        self.virtual_size = Size(self.size.width, len(hits))
+        virtual = Size(self.size.width, len(hits))
+        if still_overflowing:  # same rows and scrollbar: only the thumb changes, no relayout
+            self.set_reactive(ScrollView.virtual_size, virtual)
+            self.vertical_scrollbar.window_virtual_size = len(hits)
+            self.vertical_scrollbar.refresh()
+        else:
+            self.virtual_size = virtual
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._scroll_cursor_visible()
         self.refresh(layout=resize)
@@ -295,6 +306,13 @@ class ResultsList(ScrollView, can_focus=True):
 
 class SearchInput(Input):
     """The query box (a distinct type so CSS and tests can find it)."""
+
+    def _watch_value(self, value: str) -> None:
+        # Input widens its virtual size on every keystroke; as a layout change that
+        # would reflow and redraw every pane. This box has a fixed size, so the new
+        # virtual size is stored quietly first and the keystroke only repaints the box.
+        self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
+        super()._watch_value(value)
 
 
 class SearchPane(Vertical):
