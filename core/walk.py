@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,21 +53,57 @@ class WalkResult:
     skipped: list[SkippedFile]
 
 
-def _load_ignore(dirpath: str) -> GitIgnoreSpec | None:
+@dataclass(frozen=True, slots=True)
+class _Ignore:
+    """One .gitignore: its folder (repo-relative), its rules, and a quick no-match test."""
+
+    base: str
+    spec: GitIgnoreSpec
+    any_rule: re.Pattern[str] | None
+    """Matches whatever any rule matches (None: always ask `spec`). Most paths match
+    no rule at all, and one search is much cheaper than asking every rule in turn."""
+
+
+def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
     try:
         with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
     except OSError:
         return None
-    return GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    spec = GitIgnoreSpec.from_lines(lines)
+    return _Ignore(rel_dir, spec, _any_rule(spec))
 
 
-def _ignored(specs: list[tuple[str, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
+def _any_rule(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    sources = []
+    for pattern in spec.patterns:
+        if pattern.include is None:
+            continue  # a comment or blank line
+        regex = getattr(pattern, "regex", None)
+        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
+            return None  # a rule we cannot read: no shortcut
+        sources.append(_NAMED_GROUP.sub("(?:", regex.pattern))
+    if not sources:
+        return None
+    try:
+        return re.compile("|".join(f"(?:{source})" for source in sources))
+    except re.error:
+        return None
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+def _ignored(specs: list[_Ignore], rel: str, is_dir: bool) -> bool:
     ignored = False
-    for base, spec in specs:
-        sub = rel[len(base) + 1 :] if base else rel
+    for ignore in specs:
+        sub = rel[len(ignore.base) + 1 :] if ignore.base else rel
         candidate = sub + "/" if is_dir else sub
-        result = spec.check_file(candidate)
+        if ignore.any_rule is not None and ignore.any_rule.search(candidate) is None:
+            continue  # no rule of this file matches
+        result = ignore.spec.check_file(candidate)
         if result.include is not None:
             ignored = bool(result.include)
     return ignored
@@ -94,10 +131,10 @@ def walk(
     files: list[SourceFile] = []
     skipped: list[SkippedFile] = []
 
-    def visit(dirpath: str, rel_dir: str, specs: list[tuple[str, GitIgnoreSpec]]) -> None:
-        spec = _load_ignore(dirpath)
-        if spec is not None:
-            specs = [*specs, (rel_dir, spec)]
+    def visit(dirpath: str, rel_dir: str, specs: list[_Ignore]) -> None:
+        ignore = _load_ignore(dirpath, rel_dir)
+        if ignore is not None:
+            specs = [*specs, ignore]
         try:
             entries = sorted(os.scandir(dirpath), key=lambda e: e.name)
         except OSError as exc:

@@ -1,0 +1,63 @@
+"""The walker's .gitignore shortcut never changes what pathspec decides."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from symscope.core.walk import _any_rule, walk
+
+RULES = [
+    "*.pyc", "build/", "/dist", "!keep.pyc", "docs/**/*.md", "**/tmp", "a/**/b", "*.min.*",
+    "[Tt]est?.txt", "logs/*.log", "!logs/important.log", "\\#literal", "space\\ name", "node*/",
+    "# a comment", "", "foo/bar/", "*.[oa]", "x/**", "!x/y.txt", "deep/**/keep/",
+]
+NAMES = ["keep.pyc", "mod.pyc", "build", "dist", "readme.md", "tmp", "b", "app.min.js", "Test1.txt",
+         "test22.txt", "x.log", "important.log", "#literal", "space name", "nodes", "y.txt", "lib.o",
+         "main.py", "bar", "keep"]
+DIRS = ["", "docs", "docs/guide", "a", "a/x", "logs", "x", "foo", "src/deep/z", "deep/q"]
+
+
+def test_any_rule_matches_whenever_a_rule_does() -> None:
+    spec = GitIgnoreSpec.from_lines(RULES)
+    any_rule = _any_rule(spec)
+    assert any_rule is not None
+    decided = 0
+    for folder, name, is_dir in itertools.product(DIRS, NAMES, (False, True)):
+        path = f"{folder}/{name}" if folder else name
+        candidate = path + "/" if is_dir else path
+        if spec.check_file(candidate).include is not None:
+            decided += 1
+            assert any_rule.search(candidate) is not None, candidate
+    assert decided > 50  # the rules above do decide many of these paths
+
+
+def test_walk_honours_nested_gitignores_exactly(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("\n".join(RULES) + "\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / ".gitignore").write_text("generated_*.py\n!generated_keep.py\n")
+    expected: set[str] = set()
+    root_spec = GitIgnoreSpec.from_lines(RULES)
+    src_spec = GitIgnoreSpec.from_lines(["generated_*.py", "!generated_keep.py"])
+    for folder in ["", "docs/guide", "logs", "x", "a/x", "src", "src/deep/z"]:
+        for name in ["main.py", "keep.py", "generated_a.py", "generated_keep.py", "y.py"]:
+            rel = f"{folder}/{name}" if folder else name
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / rel).write_text("def f():\n    pass\n")
+            parts = rel.split("/")
+            dirs_ignored = any(
+                root_spec.match_file("/".join(parts[:i]) + "/") for i in range(1, len(parts))
+            )
+            verdict = root_spec.check_file(rel).include
+            ignored = bool(verdict)
+            if rel.startswith("src/"):
+                inner = src_spec.check_file(rel[len("src/"):]).include
+                if inner is not None:
+                    ignored = bool(inner)
+            if not dirs_ignored and not ignored:
+                expected.add(rel)
+    found = {f.path for f in walk(tmp_path).files}
+    assert found == expected
+    assert "src/generated_keep.py" in found and "src/generated_a.py" not in found
