@@ -117,9 +117,9 @@ def run() -> NoReturn:
     code = main()
     if "symscope.tui.app" in sys.modules:
         sys.exit(code)
-    with contextlib.suppress(BrokenPipeError):  # the reader went away (`| head`)
-        sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # the reader went away (`| head`)
+            stream.flush()
     os._exit(code)
 
 
