@@ -7,7 +7,9 @@ Query conventions (see `queries/*.scm`):
   (a Rust `impl`, an object literal bound to a variable, a namespace).
 * `@receiver` prefixes the qualified name (Go receivers, JS `app.use = function`).
 * `@doc` marks a docstring node inside the definition (Python).
-* `@import` marks the module named by an import statement.
+* `@import` marks the module named by an import statement. Where a grammar
+  leaves a dotted path flat (Scala), `@import.part` marks each part and
+  `@import.group` the statement: the parts are joined with dots.
 
 When two patterns capture the same name node, the wider definition wins, then the
 later pattern (put specific patterns after general ones).
@@ -230,11 +232,14 @@ def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) ->
 def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Candidate], list[Import]]:
     by_name: dict[tuple[int, int], _Candidate] = {}
     imports: list[Import] = []
+    dotted: dict[tuple[int, int], list[Node]] = {}  # import statement -> its path parts
     for pattern, caps in QueryCursor(_query(spec)).matches(root):
         for imp in caps.get("import", []):
             module = _text(source, imp).strip().strip("'\"`<>").strip()
             if module:
                 imports.append(Import(path="", module=module, line=imp.start_point.row + 1))
+        for group in caps.get("import.group", []):
+            dotted.setdefault((group.start_byte, group.end_byte), []).extend(caps.get("import.part", []))
         def_key = _definition_capture(caps)
         names = caps.get("name")
         if def_key is None or not names:
@@ -265,6 +270,13 @@ def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Ca
         old = by_name.get(key)
         if old is None or _wider(cand, old):
             by_name[key] = cand
+    for parts in dotted.values():
+        unique = {(n.start_byte, n.end_byte): n for n in parts}
+        ordered = [unique[key] for key in sorted(unique)]
+        module = ".".join(_text(source, n).strip() for n in ordered)
+        if module:
+            imports.append(Import(path="", module=module, line=ordered[0].start_point.row + 1))
+    imports.sort(key=lambda i: i.line)
     return list(by_name.values()), imports
 
 

@@ -36,11 +36,7 @@
   (#match? @name "^[A-Z]"))
 
 ; The grammar has no node for a dotted import path (`path:` is a flat run of
-; identifiers), so the innermost package or the imported member is recorded:
-; `import java.time.Instant` -> Instant, `import scala.concurrent.{A, B}` -> concurrent.
-(import_declaration (identifier) @import .)
-(import_declaration
-  (identifier) @import
-  .
-  [(namespace_wildcard) (namespace_selectors)])
-(import_declaration (as_renamed_identifier name: (identifier) @import))
+; identifiers): each part is captured and the extractor joins them, so
+; `import java.time.Instant` -> java.time.Instant and
+; `import scala.concurrent.{A, B}` -> scala.concurrent.
+(import_declaration (identifier) @import.part) @import.group
