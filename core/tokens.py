@@ -74,7 +74,7 @@ def _token_lengths() -> list[int]:
 
 
 def warm_up() -> None:
-    """Load everything counting needs (before forking workers, so they share it)."""
+    """Load everything counting needs (each parser process does this once, at start-up)."""
     _token_lengths()
 
 
