@@ -521,13 +521,14 @@ async def test_results_overflowing_the_pane_refine_without_losing_rows(tmp_path:
     index.update(processes=1)
     app = RecordingApp(index, save_dir=tmp_path / "out")
     try:
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with app.run_test(size=(100, 36)) as pilot:
             await settle(pilot)
             pane = app.query_one(SearchPane)
             results = pane.results
             await search(pilot, "alpha")
             rows = results.size.height
             assert 0 < rows < len(pane.hits) == 40  # more hits than rows: the list scrolls
+            assert pane.size.height == pane.input.size.height + rows  # no blank rows below the list
             pane.value = "beta"  # fewer hits, still more than the rows
             await settle(pilot)
             assert rows < len(pane.hits) == 20

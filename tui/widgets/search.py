@@ -230,7 +230,13 @@ class ResultsList(ScrollView, can_focus=True):
         self.refresh()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.hits)
+        # Clamped here too: the pane sizes itself from this figure, and would otherwise
+        # keep blank rows below a long list cut short by `max-height`.
+        rows = len(self.hits)
+        max_height = self.styles.max_height
+        if max_height is not None:
+            rows = min(rows, int(max_height.resolve(container, viewport)))
+        return rows
 
     def watch_cursor(self, old: int, new: int) -> None:
         for row in (old, new):
