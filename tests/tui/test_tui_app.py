@@ -510,6 +510,15 @@ async def test_large_file_is_highlighted_in_a_worker(app: RecordingApp, index: I
         assert int(source.scroll_y) > 15000
 
 
+async def _until(pilot: Any, condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll `condition` while the app runs (debounce timers and workers finish in their time)."""
+    for _ in range(int(timeout / 0.02)):
+        if condition():
+            return True
+        await pilot.pause(0.02)
+    return condition()
+
+
 async def test_results_overflowing_the_pane_refine_without_losing_rows(tmp_path: Path) -> None:
     """Typing narrows a long result list in place: the rows, scrollbar and scrolling stay right."""
     repo = tmp_path / "many"
@@ -526,10 +535,13 @@ async def test_results_overflowing_the_pane_refine_without_losing_rows(tmp_path:
             pane = app.query_one(SearchPane)
             results = pane.results
             await search(pilot, "alpha")
+            assert await _until(pilot, lambda: pane.shown_query == "alpha" and len(pane.hits) == 40)
             rows = results.size.height
-            assert 0 < rows < len(pane.hits) == 40  # more hits than rows: the list scrolls
-            assert pane.size.height == pane.input.size.height + rows  # no blank rows below the list
+            assert 0 < rows < len(pane.hits)  # more hits than rows: the list scrolls
+            # No blank rows below the list: the pane holds the box and the visible rows.
+            assert await _until(pilot, lambda: pane.size.height == pane.input.size.height + rows)
             pane.value = "beta"  # fewer hits, still more than the rows
+            assert await _until(pilot, lambda: pane.shown_query == "beta")
             await settle(pilot)
             assert rows < len(pane.hits) == 20
             assert all(h.symbol.name.startswith("beta_") for h in pane.hits)
@@ -545,8 +557,6 @@ async def test_results_overflowing_the_pane_refine_without_losing_rows(tmp_path:
             assert last in results.render_line(rows - 1).text
             long_query = " value" * 16  # wider than the box: the input scrolls to its cursor
             pane.value = pane.value + long_query
-            await settle(pilot)
-            assert pane.input.scroll_x > 0
-            assert pane.shown_query == pane.value
+            assert await _until(pilot, lambda: pane.shown_query == pane.value and pane.input.scroll_x > 0)
     finally:
         index.close()
