@@ -6,14 +6,26 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from tui_support import SAMPLE_REPO, settle
 
 from symscope.core.index import Index
 from symscope.tui.app import SymscopeApp
-from symscope.tui.widgets.search import SearchInput
+from symscope.tui.widgets.search import SearchInput, SearchPane
 
 SnapCompare = Callable[..., bool]
+
+
+@pytest.fixture(autouse=True)
+def _steady_search_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search pane shows how long a search took; pictures must not depend on the machine."""
+    show = SearchPane._show
+
+    def at_zero_ms(self: SearchPane, text: str, parsed: Any, hits: Any, error: Any, seconds: float) -> None:
+        show(self, text, parsed, hits, error, 0.0)
+
+    monkeypatch.setattr(SearchPane, "_show", at_zero_ms)
 
 
 def _app(tmp_path: Path) -> SymscopeApp:
