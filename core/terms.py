@@ -111,27 +111,15 @@ def split_identifier(word: str) -> list[str]:
     return [p.lower() for p in _PARTS.findall(word)]
 
 
-def identifier_terms(
-    text: str, *, drop_keywords: bool = False, skip: frozenset[str] = frozenset()
-) -> list[str]:
+def identifier_terms(text: str, *, drop_keywords: bool = False) -> list[str]:
     """Search terms for every identifier in `text`: its parts, stemmed, plus the whole name.
 
     Args:
         text: Source, a name or prose.
         drop_keywords: Leave out language keywords (for function bodies).
-        skip: Words to leave out, compared before stemming.
     """
-    words = _WORD.findall(text)
-    if not skip:
-        table = _TERMS_NO_KEYWORDS if drop_keywords else _TERMS
-        return list(chain.from_iterable(map(table.__getitem__, words)))
-    out: list[str] = []
-    for word in words:
-        lower = word.lower()
-        if lower in skip or (drop_keywords and lower in KEYWORDS):
-            continue
-        out.extend(t for t, part in _word_terms(word) if part not in skip)
-    return out
+    table = _TERMS_NO_KEYWORDS if drop_keywords else _TERMS
+    return list(chain.from_iterable(map(table.__getitem__, _WORD.findall(text))))
 
 
 def prose_terms(text: str) -> list[str]:
