@@ -9,7 +9,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from symscope.core.symbols import CALLABLE_KINDS, Symbol
+from symscope.core.models import CALLABLE_KINDS, Symbol
 
 #: Ranks past this one earn no reciprocal rank (MRR@10).
 MRR_CUTOFF = 10

@@ -16,7 +16,7 @@ from typing import Any
 from benchmarks import FETCH_TOP, SEARCH_LIMIT
 from symscope.core import cli
 from symscope.core.index import Index
-from symscope.core.symbols import SearchHit, Symbol
+from symscope.core.models import SearchHit, Symbol
 from symscope.core.tokens import count_tokens
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchmarks.metrics import LineSpan
 from symscope.core.index import Index
-from symscope.core.symbols import Symbol
+from symscope.core.models import Symbol
 
 QUERIES_FILE = Path(__file__).with_name("queries.json")
 QUERY_STYLES = ("keyword", "intent")

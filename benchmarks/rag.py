@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core.index import Index
-from symscope.core.symbols import Symbol
+from symscope.core.models import Symbol
 from symscope.core.terms import identifier_terms, query_terms
 from symscope.core.tokens import count_many
 

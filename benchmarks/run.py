@@ -55,7 +55,7 @@ from benchmarks.quality import (
     spans_of,
 )
 from symscope.core.index import Index
-from symscope.core.symbols import Symbol
+from symscope.core.models import Symbol
 from symscope.core.tokens import count_tokens
 
 DEFAULT_REPOS = ("express", "fastapi", "gin")

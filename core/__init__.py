@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from symscope.core.errors import SymscopeError
-from symscope.core.symbols import FileRecord, SearchHit, SkippedFile, Symbol
+from symscope.core.models import FileRecord, SearchHit, SkippedFile, Symbol
 
 if TYPE_CHECKING:
     from symscope.core.index import Index

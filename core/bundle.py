@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from symscope.core.errors import StaleSymbolError, SymscopeError, UnknownSymbolError
 from symscope.core.hashing import content_hash
-from symscope.core.index import Savings
 from symscope.core.languages import language_by_name
-from symscope.core.symbols import FileRecord, Symbol
+from symscope.core.models import FileRecord, Savings, Symbol
 
 if TYPE_CHECKING:
     from symscope.core.index import Index

@@ -1,7 +1,8 @@
-"""The `symscope` command: a thin, script-friendly layer over `Index`.
+"""The `symscope` subcommands: a thin, script-friendly layer over `symscope.core.api`.
 
-`symscope [PATH]` opens the TUI; subcommands print text or, with `--json`, one
-JSON object. Bad input is one line on stderr and a non-zero exit, never a traceback.
+Each prints text or, with `--json`, one JSON object. Bad input is one line on
+stderr and a non-zero exit, never a traceback. `symscope [PATH]` (the UI) is
+`symscope.tui.launch`'s job: the engine never imports the UI.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from symscope.core.errors import SymscopeError
-from symscope.core.symbols import SYMBOL_KINDS, SearchHit, Symbol
+from symscope.core.models import SYMBOL_KINDS, SearchHit, Symbol
 
 if TYPE_CHECKING:
-    from symscope.core.index import Index, IndexReport, OutlineNode
+    from symscope.core.index import Index
+    from symscope.core.models import IndexReport, OutlineNode
 
 COMMANDS = ("index", "search", "show", "outline", "stats", "refs")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
@@ -30,6 +32,16 @@ EXIT_USAGE = 2
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"symscope: error: {message} (see `symscope --help`)\n")
+
+
+def make_parser(**kwargs: Any) -> argparse.ArgumentParser:
+    """An argument parser whose usage errors are one `symscope: error:` line and exit 2."""
+    return _Parser(**kwargs)
+
+
+def is_command(argv: Sequence[str]) -> bool:
+    """True when `argv` is a subcommand (or `--help`/`--version`), not `symscope [PATH]`."""
+    return bool(argv) and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version"))
 
 
 def _version() -> str:
@@ -87,36 +99,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand line; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")) or (
-        args_list[0] == "--index-dir"
-    ):
-        return _run_tui(args_list)
     args = build_parser().parse_args(args_list)
     if args.command is None:
-        return _run_tui(args_list)
+        build_parser().print_usage(sys.stderr)
+        return fail("give a command (or run `symscope [PATH]` for the terminal UI)", EXIT_USAGE)
     try:
         return int(_dispatch(args))
     except SymscopeError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except KeyboardInterrupt:
-        return _fail("interrupted")
+        return fail("interrupted")
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
 
 
-def run() -> NoReturn:
-    """The `symscope` console script: `main`, then exit without tearing the interpreter down.
+def run(argv: Sequence[str] | None = None) -> NoReturn:
+    """`main`, then exit without tearing the interpreter down.
 
     A command such as `search` does milliseconds of work in a process whose
     start-up and teardown dominate; finalizing every loaded module (numpy among
     them) costs about 0.1 s more. Every command has closed its index and the
-    output is flushed first. After the UI, the interpreter exits normally.
+    output is flushed first.
     """
-    code = main()
-    if "symscope.tui.app" in sys.modules:
-        sys.exit(code)
+    code = main(argv)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # the reader went away (`| head`)
             stream.flush()
@@ -131,23 +139,9 @@ def _index_class() -> type[Index]:
     return Index
 
 
-def _fail(message: str, code: int = EXIT_ERROR) -> int:
+def fail(message: str, code: int = EXIT_ERROR) -> int:
     print(f"symscope: error: {message}", file=sys.stderr)
     return code
-
-
-def _run_tui(argv: list[str]) -> int:
-    parser = _Parser(prog="symscope", description="Open the symscope terminal UI on PATH.")
-    parser.add_argument("path", metavar="PATH", nargs="?", default=".")
-    parser.add_argument("--index-dir", metavar="DIR")
-    args = parser.parse_args(argv)
-    try:
-        index = _index_class().open(args.path, args.index_dir)
-    except SymscopeError as exc:
-        return _fail(str(exc))
-    from symscope.tui.app import run_app  # imported here: the engine never needs textual
-
-    return int(run_app(index))
 
 
 def _open(repo: str, index_dir: str | None, *, ensure: bool = True) -> Index:
@@ -243,9 +237,9 @@ def _hit_json(hit: SearchHit) -> dict[str, Any]:
 
 def _cmd_search(args: argparse.Namespace) -> int:
     if not args.query.strip():
-        return _fail("empty query: give one or more words to search for", EXIT_USAGE)
+        return fail("empty query: give one or more words to search for", EXIT_USAGE)
     if args.limit < 1:
-        return _fail("--limit must be at least 1", EXIT_USAGE)
+        return fail("--limit must be at least 1", EXIT_USAGE)
     with _open(args.repo, args.index_dir) as index:
         hits = index.search(args.query, limit=args.limit, kind=args.kind, language=args.lang,
                             path_glob=args.path)

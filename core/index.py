@@ -17,7 +17,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -34,9 +34,23 @@ from symscope.core.errors import (
 )
 from symscope.core.hashing import content_hash
 from symscope.core.languages import extractor_fingerprint
+from symscope.core.models import (
+    FileOutline,
+    FileRecord,
+    FileResult,
+    Import,
+    IndexProgress,
+    IndexReport,
+    OutlineNode,
+    Reference,
+    Savings,
+    SearchHit,
+    SkippedFile,
+    Stats,
+    Symbol,
+)
 from symscope.core.rank import SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
-from symscope.core.symbols import FileRecord, FileResult, Import, SearchHit, SkippedFile, Symbol
 from symscope.core.terms import compact, name_parts, query_terms
 
 if TYPE_CHECKING:
@@ -83,91 +97,6 @@ def default_index_dir(root: Path) -> Path:
     digest = hashlib.sha1(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9._-]", "_", root.resolve().name) or "root"
     return Path(base) / f"{name}-{digest}"
-
-
-@dataclass(frozen=True, slots=True)
-class IndexProgress:
-    """Posted while indexing: `done` of `total` files parsed, `path` the latest."""
-
-    done: int
-    total: int
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
-class IndexReport:
-    """What one `update()` did."""
-
-    files: int
-    symbols: int
-    parsed: int
-    unchanged: int
-    removed: int
-    skipped: list[SkippedFile]
-    seconds: float
-    cancelled: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Savings:
-    """Tokens of some selection against the whole files it comes from and the whole repo."""
-
-    tokens: int
-    file_tokens: int
-    repo_tokens: int
-
-    @property
-    def vs_file_ratio(self) -> float:
-        return self.file_tokens / self.tokens if self.tokens else 0.0
-
-    @property
-    def vs_file_saved_pct(self) -> float:
-        return 100.0 * (1 - self.tokens / self.file_tokens) if self.file_tokens else 0.0
-
-    @property
-    def vs_repo_ratio(self) -> float:
-        return self.repo_tokens / self.tokens if self.tokens else 0.0
-
-    @property
-    def vs_repo_saved_pct(self) -> float:
-        return 100.0 * (1 - self.tokens / self.repo_tokens) if self.repo_tokens else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class OutlineNode:
-    """A symbol and the symbols nested in it."""
-
-    symbol: Symbol
-    children: list[OutlineNode] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """A symbol that mentions another one, and the first line where it does."""
-
-    symbol: Symbol
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class FileOutline:
-    """A file with its top-level symbols, for the repo outline."""
-
-    file: FileRecord
-    symbols: list[Symbol]
-
-
-@dataclass(frozen=True, slots=True)
-class Stats:
-    root: str
-    index_path: str
-    index_bytes: int
-    files: int
-    symbols: int
-    tokens: int
-    skipped: int
-    languages: dict[str, tuple[int, int]]
-    kinds: dict[str, int]
 
 
 @dataclass(slots=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
+from symscope.core.models import FileRecord, FileResult, Symbol
 from symscope.core.parse import extract
-from symscope.core.symbols import FileRecord, FileResult, Symbol
 from symscope.core.terms import body_terms, identifier_terms, prose_terms
 from symscope.core.walk import content_problem
 

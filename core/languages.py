@@ -30,6 +30,15 @@ class LanguageSpec:
     """Markdown code-fence tag for bundles."""
     query: str
     """Whose `queries/<query>-tags.scm` to use: its own name, or a superset's (tsx uses typescript)."""
+    pygments: str | None
+    """Pygments lexer name for highlighting (None: guess from the file name)."""
+    aliases: tuple[str, ...]
+    """Other names people type for it (`py`, `golang`), e.g. in a `lang:` filter."""
+    wrappers: frozenset[str]
+    """Node types that wrap a definition without changing it (`decorated_definition`,
+    `export_statement`): the symbol's range grows to cover them."""
+    attached: frozenset[str]
+    """Node types directly above a definition that belong to it (decorators, attributes)."""
 
     def query_source(self) -> str:
         """The tags query that defines this language's symbols."""
@@ -48,6 +57,10 @@ def all_languages() -> dict[str, LanguageSpec]:
             shebangs=tuple(entry["shebangs"]),
             fence=entry["fence"],
             query=entry.get("query", name),
+            pygments=entry.get("pygments"),
+            aliases=tuple(entry.get("aliases", ())),
+            wrappers=frozenset(entry.get("wrappers", ())),
+            attached=frozenset(entry.get("attached", ())),
         )
         for name, entry in raw.items()
     }
@@ -107,3 +120,14 @@ def extractor_fingerprint() -> str:
 def language_by_name(name: str) -> LanguageSpec | None:
     """Look a language up by its symscope name (`python`, `cpp`, ...)."""
     return all_languages().get(name.lower())
+
+
+@cache
+def _by_alias() -> dict[str, LanguageSpec]:
+    return {alias: spec for spec in all_languages().values() for alias in spec.aliases}
+
+
+def resolve_language(name: str) -> LanguageSpec | None:
+    """A language by its name or one of its aliases (`py`, `golang`, `c++`), any case."""
+    key = name.strip().lower()
+    return all_languages().get(key) or _by_alias().get(key)

@@ -30,25 +30,9 @@ from tree_sitter_language_pack import get_language, get_parser
 
 from symscope.core.hashing import content_hash
 from symscope.core.languages import LanguageSpec
-from symscope.core.symbols import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
+from symscope.core.models import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
 from symscope.core.tokens import count_file_and_spans
 
-#: Parents that wrap a definition without changing it; the symbol's range grows to cover them.
-WRAPPER_TYPES = frozenset(
-    {
-        "decorated_definition",
-        "export_statement",
-        "template_declaration",
-        "ambient_declaration",
-        # `req.get = req.header = function header() {}`: the statement, not the inner assignment.
-        "assignment_expression",
-        "expression_statement",
-    }
-)
-#: Sibling nodes directly above a definition that belong to it.
-ATTACHED_TYPES = frozenset(
-    {"decorator", "attribute_item", "attribute", "annotation", "marker_annotation", "attribute_list"}
-)
 MAX_SIGNATURE = 160
 MAX_DOCSTRING = 400
 
@@ -121,20 +105,21 @@ def _normalize_prefix(text: str) -> str:
     return ".".join(parts)
 
 
-def _anchor(node: Node) -> Node:
-    while node.parent is not None and node.parent.type in WRAPPER_TYPES:
+def _anchor(node: Node, wrappers: frozenset[str]) -> Node:
+    """The outermost parent that only wraps `node` (its language's `wrappers`), whose range it takes."""
+    while node.parent is not None and node.parent.type in wrappers:
         node = node.parent
     return node
 
 
-def _leading(anchor: Node) -> tuple[int, int, list[Node]]:
+def _leading(anchor: Node, attached: frozenset[str]) -> tuple[int, int, list[Node]]:
     """Start byte/row including directly attached comments and decorators, plus the comments."""
     start_byte, start_row = anchor.start_byte, anchor.start_point.row
     comments: list[Node] = []
     prev = anchor.prev_sibling
     while prev is not None:
         is_comment = "comment" in prev.type
-        if not (is_comment or prev.type in ATTACHED_TYPES):
+        if not (is_comment or prev.type in attached):
             break
         prev_end_row = prev.end_point.row - (1 if prev.end_point.column == 0 else 0)
         gap = start_row - prev_end_row - 1
@@ -257,7 +242,7 @@ def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Ca
         docs = caps.get("doc")
         cand = _Candidate(
             node=node,
-            anchor=_anchor(node),
+            anchor=_anchor(node, spec.wrappers),
             kind=def_key.split(".", 1)[1],
             name=name,
             prefix=prefix,
@@ -351,7 +336,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         if parent_id is None and cand.prefix:
             parent_id = ids_by_qualname.get(qual_prefix)
         ids_by_qualname.setdefault(qualname, sym_id)
-        start_byte, start_row, comments = _leading(cand.anchor)
+        start_byte, start_row, comments = _leading(cand.anchor, spec.attached)
         end_byte = cand.anchor.end_byte
         end_row = cand.anchor.end_point.row
         if cand.anchor.end_point.column == 0 and end_row > start_row:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from symscope.core.errors import IndexCorruptError, SymscopeError
-from symscope.core.symbols import FileRecord, Import, SkippedFile, Symbol
+from symscope.core.models import FileRecord, Import, SkippedFile, Symbol
 
 SCHEMA_VERSION = 1
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
-from symscope.core.symbols import SkippedFile
+from symscope.core.models import SkippedFile
 
 #: Default size limit: larger files are generated or data, not code to read.
 MAX_FILE_BYTES = 1_000_000

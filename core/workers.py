@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from types import TracebackType
 
-from symscope.core.symbols import FileResult
+from symscope.core.models import FileResult
 from symscope.core.walk import SourceFile
 
 log = logging.getLogger(__name__)

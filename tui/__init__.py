@@ -1,6 +1,6 @@
 """symscope's terminal UI, built with Textual on top of `symscope.core`.
 
-`run_app(index)` is the one entry point; the CLI calls it for `symscope [PATH]`.
+`run_app(index)` is the one entry point; `launch.py` (the `symscope` command) calls it.
 """
 
 from __future__ import annotations

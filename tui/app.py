@@ -36,9 +36,9 @@ from symscope.core.bundle import (
 )
 from symscope.core.bundle import savings as bundle_savings
 from symscope.core.errors import SymscopeError
-from symscope.core.index import Index, IndexProgress, IndexReport
+from symscope.core.index import Index
 from symscope.core.languages import all_languages
-from symscope.core.symbols import Symbol
+from symscope.core.models import IndexProgress, IndexReport, Symbol
 from symscope.tui import formatting as fmt
 from symscope.tui.clipboard import Clipboard, make_clipboard
 from symscope.tui.commands import SymscopeCommands

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from symscope.core.bundle import FORMAT_SUFFIX
-from symscope.core.symbols import SYMBOL_KINDS
+from symscope.core.models import SYMBOL_KINDS
 from symscope.tui import formatting as fmt
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from symscope.core.index import IndexReport
+from symscope.core.models import IndexReport
 
 
 @dataclass

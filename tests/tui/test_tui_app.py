@@ -10,8 +10,8 @@ from typing import Any
 from textual.widgets import ProgressBar
 from tui_support import RecordingApp, search, settle
 
-from symscope.core.index import Index, IndexProgress, IndexReport
-from symscope.core.symbols import Symbol
+from symscope.core.index import Index
+from symscope.core.models import IndexProgress, IndexReport, Symbol
 from symscope.tui.screens import HelpScreen, PromptScreen
 from symscope.tui.widgets import BundleView, Counters, Outline, RepoTree, SearchPane, SourceView
 from symscope.tui.widgets.counters import BundleCost, FileCost, SymbolCost

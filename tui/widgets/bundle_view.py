@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from symscope.core.bundle import Format, ResolvedItem
-from symscope.core.index import Savings
+from symscope.core.models import Savings
 from symscope.tui import formatting as fmt
 
 _FLAG_TEXT = {"ok": "", "changed": "⚠ changed", "missing": "✗ missing", "stale": "⚠ stale"}

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from symscope.core.index import Savings
+from symscope.core.models import Savings
 from symscope.tui import formatting as fmt
 
 

@@ -13,8 +13,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from symscope.core.index import OutlineNode
-from symscope.core.symbols import Symbol
+from symscope.core.models import OutlineNode, Symbol
 from symscope.tui import formatting as fmt
 
 

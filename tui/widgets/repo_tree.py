@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from symscope.core.symbols import FileRecord
+from symscope.core.models import FileRecord
 from symscope.tui import formatting as fmt
 
 

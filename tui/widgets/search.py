@@ -1,14 +1,13 @@
 """`SearchPane`: a query box with live, debounced results from a thread worker.
 
-Filters live in the query itself: `kind:class lang:go path:lib/* request body`
-(short forms `k:`, `l:`, `p:`/`in:` work too). The palette edits the same box.
+Filters live in the query itself (`core/query.py` reads them: `kind:class lang:go
+path:lib/* request body`). The palette edits the same box.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -28,97 +27,14 @@ from textual.worker import get_current_worker
 
 from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
-from symscope.core.languages import all_languages
-from symscope.core.symbols import SYMBOL_KINDS, SearchHit, Symbol
+from symscope.core.models import SearchHit, Symbol
+from symscope.core.query import ParsedQuery, parse_query, set_filter
 from symscope.tui import formatting as fmt
 
 #: Keys closer together than this are coalesced into one search; a key after a pause
 #: searches at once.
 DEBOUNCE = 0.04
 RESULT_LIMIT = 50
-
-KIND_ALIASES: dict[str, str] = {
-    "fn": "function", "func": "function", "def": "function", "meth": "method",
-    "cls": "class", "const": "constant", "iface": "interface", "mod": "module",
-}
-LANGUAGE_ALIASES: dict[str, str] = {
-    "py": "python", "js": "javascript", "ts": "typescript", "golang": "go", "rs": "rust",
-    "cs": "csharp", "c#": "csharp", "c++": "cpp", "rb": "ruby", "kt": "kotlin", "sh": "bash",
-}
-FILTER_KEYS: dict[str, str] = {
-    "kind": "kind", "k": "kind",
-    "lang": "language", "language": "language", "l": "language",
-    "path": "path", "p": "path", "in": "path",
-}
-_FILTER = re.compile(r"(?<!\S)(\w+):(\S*)")
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedQuery:
-    """A search box's text split into words and filters."""
-
-    words: str
-    kind: str | None = None
-    language: str | None = None
-    path: str | None = None
-    errors: tuple[str, ...] = field(default=())
-
-    @property
-    def filters(self) -> str:
-        parts = []
-        if self.kind:
-            parts.append(f"kind:{self.kind}")
-        if self.language:
-            parts.append(f"lang:{self.language}")
-        if self.path:
-            parts.append(f"path:{self.path}")
-        return " ".join(parts)
-
-
-def parse_query(text: str) -> ParsedQuery:
-    """Split `kind:… lang:… path:… words` into a `ParsedQuery` (unknown filters are errors)."""
-    values: dict[str, str | None] = {"kind": None, "language": None, "path": None}
-    errors: list[str] = []
-
-    def take(match: re.Match[str]) -> str:
-        key = FILTER_KEYS.get(match.group(1).lower())
-        if key is None:
-            return match.group(0)  # `foo:bar` that is not a filter stays a word
-        value = match.group(2)
-        if not value:
-            return ""
-        if key == "kind":
-            kind = KIND_ALIASES.get(value.lower(), value.lower())
-            if kind not in SYMBOL_KINDS:
-                errors.append(f"unknown kind {value!r} (one of: {', '.join(SYMBOL_KINDS)})")
-                return ""
-            values["kind"] = kind
-        elif key == "language":
-            lang = LANGUAGE_ALIASES.get(value.lower(), value.lower())
-            if lang not in all_languages():
-                errors.append(f"unknown language {value!r} (one of: {', '.join(sorted(all_languages()))})")
-                return ""
-            values["language"] = lang
-        else:
-            values["path"] = value
-        return ""
-
-    words = " ".join(_FILTER.sub(take, text).split())
-    return ParsedQuery(words, values["kind"], values["language"], values["path"], tuple(errors))
-
-
-def set_filter(text: str, key: str, value: str | None) -> str:
-    """`text` with filter `key` (`kind`, `language` or `path`) replaced by `value` (None removes)."""
-
-    def drop(match: re.Match[str]) -> str:
-        return "" if FILTER_KEYS.get(match.group(1).lower()) == key else match.group(0)
-
-    rest = " ".join(_FILTER.sub(drop, text).split())
-    if not value:
-        return rest
-    short = {"kind": "kind", "language": "lang", "path": "path"}[key]
-    return f"{short}:{value} {rest}".rstrip() + " "
-
 
 def _fit(text: str, width: int, *, keep_end: bool = False) -> str:
     """`text` cropped (with an ellipsis) or padded to exactly `width` cells."""

@@ -31,6 +31,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from symscope.core.languages import language_by_name
+
 #: Files with more characters than this are tokenized in a worker thread.
 SYNC_HIGHLIGHT_CHARS = 60_000
 TAB_SIZE = 4
@@ -85,13 +87,12 @@ def prepare_text(text: str) -> list[str]:
 
 
 def find_lexer(language: str, path: str) -> Lexer | None:
-    """A Pygments lexer for a symscope language name or, failing that, the file name."""
+    """The lexer languages.json names for a symscope language or, failing that, the file name's."""
     options = {"stripnl": False, "ensurenl": False, "stripall": False}
-    for name in (language, {"tsx": "typescript", "csharp": "c#"}.get(language, "")):
-        if not name:
-            continue
+    spec = language_by_name(language)
+    if spec is not None and spec.pygments:
         try:
-            return get_lexer_by_name(name, **options)
+            return get_lexer_by_name(spec.pygments, **options)
         except ClassNotFound:
             pass
     try:

@@ -1,4 +1,7 @@
-"""Plain, frozen records shared by every layer: symbols, files, skips, hits."""
+"""The value types every layer shares: symbols, files, skips, hits, outlines, reports.
+
+Plain frozen dataclasses with no behaviour beyond derived figures, so a widget or
+the bundle can use one without importing the index."""
 
 from __future__ import annotations
 
@@ -117,3 +120,88 @@ class SearchHit:
     score: float
     duplicates: tuple[str, ...] = field(default=())
     """Other locations (`path:line`) of the same name with the same normalized source."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """Posted while indexing: `done` of `total` files parsed, `path` the latest."""
+
+    done: int
+    total: int
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What one `update()` did."""
+
+    files: int
+    symbols: int
+    parsed: int
+    unchanged: int
+    removed: int
+    skipped: list[SkippedFile]
+    seconds: float
+    cancelled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Savings:
+    """Tokens of some selection against the whole files it comes from and the whole repo."""
+
+    tokens: int
+    file_tokens: int
+    repo_tokens: int
+
+    @property
+    def vs_file_ratio(self) -> float:
+        return self.file_tokens / self.tokens if self.tokens else 0.0
+
+    @property
+    def vs_file_saved_pct(self) -> float:
+        return 100.0 * (1 - self.tokens / self.file_tokens) if self.file_tokens else 0.0
+
+    @property
+    def vs_repo_ratio(self) -> float:
+        return self.repo_tokens / self.tokens if self.tokens else 0.0
+
+    @property
+    def vs_repo_saved_pct(self) -> float:
+        return 100.0 * (1 - self.tokens / self.repo_tokens) if self.repo_tokens else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineNode:
+    """A symbol and the symbols nested in it."""
+
+    symbol: Symbol
+    children: list[OutlineNode] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A symbol that mentions another one, and the first line where it does."""
+
+    symbol: Symbol
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutline:
+    """A file with its top-level symbols, for the repo outline."""
+
+    file: FileRecord
+    symbols: list[Symbol]
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    root: str
+    index_path: str
+    index_bytes: int
+    files: int
+    symbols: int
+    tokens: int
+    skipped: int
+    languages: dict[str, tuple[int, int]]
+    kinds: dict[str, int]
