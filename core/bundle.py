@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from symscope.core.errors import StaleSymbolError, SymscopeError, UnknownSymbolError
-from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
 from symscope.core.models import FileRecord, Savings, Symbol
 
@@ -347,12 +346,9 @@ def symbol_code(index: Index, sym: Symbol) -> str:
 def _file_code(index: Index, rec: FileRecord) -> str | None:
     """The whole file as text, or None if it changed on disk since indexing."""
     try:
-        data = (index.root / rec.path).read_bytes()
-    except OSError:
+        return index.indexed_bytes(rec.path).decode("utf-8", "replace")
+    except StaleSymbolError:
         return None
-    if content_hash(data) != rec.hash:
-        return None
-    return data.decode("utf-8", "replace")
 
 
 def resolve_item(index: Index, item: BundleItem) -> ResolvedItem:

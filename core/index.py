@@ -1,4 +1,7 @@
-"""`Index`: the one facade the CLI, the TUI and the benchmarks use.
+"""`Index`: the facade that opens one repo's index and reads symbols back exactly.
+
+Building is `indexer.Indexer`'s job and ranking `searcher.Searcher`'s; front ends
+call `symscope.core.api`, which returns the JSON shapes, or this class directly.
 
     with Index.open("path/to/repo") as index:
         index.update()
@@ -8,36 +11,26 @@
 
 from __future__ import annotations
 
-import contextlib
-import fnmatch
 import hashlib
 import os
 import re
-import threading
-import time
-from collections import Counter
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
-
-import numpy as np
-from numpy.typing import NDArray
 
 from symscope.core.errors import (
-    BadQueryError,
     IndexCorruptError,
     NotARepoError,
     StaleSymbolError,
     UnknownSymbolError,
 )
+from symscope.core.files import read_current, read_repo_file
 from symscope.core.hashing import content_hash
+from symscope.core.indexer import MAX_FILE_BYTES, Indexer
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import (
     FileOutline,
     FileRecord,
-    FileResult,
     Import,
     IndexProgress,
     IndexReport,
@@ -49,41 +42,12 @@ from symscope.core.models import (
     Stats,
     Symbol,
 )
-from symscope.core.rank import SparseBM25, load_ranker, save_ranker
+from symscope.core.searcher import Searcher
 from symscope.core.store import Store
-from symscope.core.terms import compact, name_parts, query_terms
-
-if TYPE_CHECKING:
-    from symscope.core.walk import SourceFile, WalkResult
-    from symscope.core.workers import EarlyPool, ParserPool
-
-#: Default size limit (mirrors walk.MAX_FILE_BYTES, which is imported only to index).
-MAX_FILE_BYTES = 1_000_000
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
-#: Path segments and file names that mark tests, examples and docs.
-_AUX_SEGMENT = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
-    r"docs?|docs_src|documentation|benchmarks?|tutorials?|scripts)(/|$)"
-)
-_AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
-_AUX_QUERY_WORDS = frozenset(
-    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
-)
-AUX_PENALTY = 0.3
-#: Top BM25 candidates re-scored by how much of their name the query covers.
-RERANK_DEPTH = 200
-NAME_COVERAGE_WEIGHT = 0.5
-EXACT_NAME_BOOST = 1.5
-#: Files to parse before a process pool pays for itself.
-POOL_THRESHOLD = 48
-WRITE_BATCH = 200
-
-
-def is_auxiliary(path: str) -> bool:
-    """True for test, example, docs and benchmark files, which rank below library code."""
-    return bool(_AUX_SEGMENT.search(path) or _AUX_FILE.search(path))
+__all__ = ["INDEX_DIR_ENV", "MAX_FILE_BYTES", "Index", "default_index_dir"]
 
 
 def default_index_dir(root: Path) -> Path:
@@ -99,22 +63,6 @@ def default_index_dir(root: Path) -> Path:
     return Path(base) / f"{name}-{digest}"
 
 
-@dataclass(slots=True)
-class _RankData:
-    """The search structures, persisted beside the SQLite file."""
-
-    ids: list[str]
-    paths: list[str]
-    names: list[str]
-    norm_hashes: list[str]
-    kinds: NDArray[np.object_]
-    languages: NDArray[np.object_]
-    path_ids: NDArray[np.int32]
-    unique_paths: list[str]
-    auxiliary: NDArray[np.bool_]
-    bm25: SparseBM25
-
-
 class Index:
     """An index of one repository: build it, search it, read symbols back exactly."""
 
@@ -122,8 +70,7 @@ class Index:
         self.root = root
         self.index_dir = index_dir
         self.store = store
-        self._rank: _RankData | None = None
-        self._rank_lock = threading.Lock()
+        self.searcher = Searcher(store, index_dir / "rank.pickle")
 
     @classmethod
     def open(
@@ -207,210 +154,18 @@ class Index:
             max_file_bytes: Larger files are skipped and reported.
             rebuild: Re-parse every file even if unchanged.
         """
-        from symscope.core.walk import walk  # only indexing needs pathspec
-
-        started = time.perf_counter()
-        fingerprint = extractor_fingerprint()
-        if self.store.get_meta("fingerprint") != fingerprint:
-            rebuild = True  # queries or tokenizer changed since this index was built
-        known = self.store.file_stats()
-        workers = processes if processes is not None else (os.cpu_count() or 1)
-        early: EarlyPool | None = None
-        if workers > 1 and (rebuild or not known):  # every file will be parsed
-            from symscope.core.workers import EarlyPool
-
-            early = EarlyPool(workers, POOL_THRESHOLD)
-        try:
-            found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None)
-            return self._apply(
-                found, known, rebuild, fingerprint, workers, early.pool if early else None,
-                progress, cancelled, started,
-            )
-        finally:
-            if early is not None:
-                early.close()
-
-    def _apply(
-        self,
-        found: WalkResult,
-        known: dict[str, tuple[int, int, str]],
-        rebuild: bool,
-        fingerprint: str,
-        workers: int,
-        pool: ParserPool | None,
-        progress: Callable[[IndexProgress], None] | None,
-        cancelled: Callable[[], bool] | None,
-        started: float,
-    ) -> IndexReport:
-        """Parse what changed in `found` and store it (the body of `update`)."""
-        # A rebuild re-parses everything but replaces each file's rows one at a time,
-        # so an interrupted rebuild still leaves every file searchable.
-        to_parse: list[SourceFile] = []
-        touch: list[tuple[str, int]] = []
-        unchanged = 0
-        for f in found.files:
-            old = known.get(f.path)
-            if not rebuild and old is not None and old[0] == f.size and old[1] == f.mtime_ns:
-                unchanged += 1
-            else:
-                to_parse.append(f)
-        seen = {f.path for f in found.files}
-        removed = [p for p in known if p not in seen]
-        skipped = list(found.skipped)
-        parsed = 0
-        changed = bool(removed)
-        was_cancelled = False
-        batch: list[FileResult] = []
-        counted: dict[str, Counter[str]] = {}  # ranker input, counted while workers parse
-
-        def flush() -> None:
-            nonlocal changed
-            if not batch and not touch:
-                return
-            with self.store.transaction() as conn:
-                for res in batch:
-                    if res.record is None:
-                        Store.remove_file(conn, res.path)
-                    else:
-                        Store.replace_file(conn, res.record, res.mtime_ns, res.has_errors,
-                                           res.symbols, res.extras, res.imports)
-                for path, mtime in touch:
-                    Store.touch_file(conn, path, mtime)
-                if batch:
-                    changed = True
-                    Store.set_meta(conn, "generation", str(self.store.generation() + 1))
-            batch.clear()
-            touch.clear()
-
-        done = 0
-        results = contextlib.closing(self._parse_all(to_parse, workers, pool, cancelled))
-        with results as parsed_files:
-            for done, res in enumerate(parsed_files, start=1):
-                old = known.get(res.path)
-                if res.record is None:
-                    skipped.append(SkippedFile(res.path, res.skip_reason or "skipped"))
-                    if old is not None:
-                        batch.append(res)
-                        removed.append(res.path)
-                elif not rebuild and old is not None and old[2] == res.record.hash:
-                    touch.append((res.path, res.mtime_ns))
-                    unchanged += 1
-                else:
-                    batch.append(res)
-                    parsed += 1
-                    for sym, (_, terms) in zip(res.symbols, res.extras, strict=True):
-                        counted[sym.id] = Counter(terms.split())
-                if progress is not None:
-                    progress(IndexProgress(done, len(to_parse), res.path))
-                if len(batch) >= WRITE_BATCH:
-                    flush()
-                if cancelled is not None and cancelled():
-                    was_cancelled = True
-                    break
-        if done < len(to_parse):
-            was_cancelled = True  # the parser stopped early because `cancelled` said so
-        flush()
-        with self.store.transaction() as conn:
-            if not was_cancelled:
-                for path in removed:
-                    Store.remove_file(conn, path)
-                Store.replace_skipped(conn, skipped)
-                Store.set_meta(conn, "indexed_at", f"{time.time():.0f}")
-                Store.set_meta(conn, "fingerprint", fingerprint)
-                Store.set_meta(conn, "root", str(self.root))
-            if changed:
-                Store.set_meta(conn, "generation", str(self.store.generation() + 1))
-        if changed or not self.ranker_path.exists():
-            with self._rank_lock:
-                self._rank = None
-            self._ranks(counted)  # rebuild and persist now, so the next search starts fast
-        files, symbols, _, _ = self.store.counts()
-        return IndexReport(
-            files=files,
-            symbols=symbols,
-            parsed=parsed,
-            unchanged=unchanged,
-            removed=len(set(removed)),
-            skipped=sorted(skipped, key=lambda s: s.path),
-            seconds=time.perf_counter() - started,
-            cancelled=was_cancelled,
+        report, counted = Indexer(self.root, self.store).update(
+            progress, cancelled, processes, max_file_bytes, rebuild
         )
+        if counted is not None or not self.ranker_path.exists():
+            self.searcher.rebuild(counted)  # now, so the next search starts fast
+        return report
 
-    def _parse_all(
-        self,
-        files: list[SourceFile],
-        workers: int,
-        pool: ParserPool | None,
-        cancelled: Callable[[], bool] | None,
-    ) -> Generator[FileResult, None, None]:
-        """Parse files in `pool` (or a new one, when there are enough), else in this process."""
-        from symscope.core.workers import ParserPool
-
-        if workers > 1 and len(files) >= POOL_THRESHOLD:
-            own: ParserPool | None = None
-            done: set[str] = set()
-            try:
-                if pool is None:
-                    pool = own = ParserPool(workers)
-                for result in pool.parse(files, cancelled):
-                    done.add(result.path)
-                    yield result
-                return
-            except (OSError, ValueError, RuntimeError) as exc:  # no processes here: parse inline
-                import logging
-
-                logging.getLogger(__name__).debug("parser pool unavailable (%s); parsing inline", exc)
-                files = [f for f in files if f.path not in done]
-            finally:
-                if own is not None:
-                    own.close()
-        # Parsing pulls in tree-sitter and tiktoken: searches, and a parent whose
-        # workers parse, never pay for that import.
-        from symscope.core.ingest import ingest
-
-        for f in files:
-            if cancelled is not None and cancelled():
-                return
-            yield ingest(f.path, f.abspath, f.mtime_ns, f.language.name)
+    def generation(self) -> int:
+        """The index's change counter on disk: every index run that changes it (in any process) bumps it."""
+        return self.store.generation()
 
     # -- search -----------------------------------------------------------------
-
-    def _ranks(self, counted: dict[str, Counter[str]] | None = None) -> _RankData:
-        """The search structures: cached, else loaded from disk, else built.
-
-        Args:
-            counted: Term counts already made for some symbol IDs (by `update`,
-                while parser processes were busy), so building skips them.
-        """
-        with self._rank_lock:
-            generation = self.store.generation()
-            if self._rank is not None:
-                return self._rank
-            loaded = load_ranker(self.ranker_path, generation)
-            if isinstance(loaded, _RankData):
-                self._rank = loaded
-                return loaded
-            rows = self.store.rank_rows()
-            unique_paths = sorted({r[1] for r in rows})
-            path_index = {p: i for i, p in enumerate(unique_paths)}
-            data = _RankData(
-                ids=[r[0] for r in rows],
-                paths=[r[1] for r in rows],
-                names=[r[4] for r in rows],
-                norm_hashes=[r[5] for r in rows],
-                kinds=np.array([r[2] for r in rows], dtype=object),
-                languages=np.array([r[3] for r in rows], dtype=object),
-                path_ids=np.array([path_index[r[1]] for r in rows], dtype=np.int32),
-                unique_paths=unique_paths,
-                auxiliary=np.array([is_auxiliary(r[1]) for r in rows], dtype=bool),
-                bm25=SparseBM25([
-                    (counted or {}).get(r[0]) or Counter(r[6].split()) for r in rows
-                ]),
-            )
-            with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
-                save_ranker(self.ranker_path, generation, data)
-            self._rank = data
-            return data
 
     def search(
         self,
@@ -432,84 +187,7 @@ class Index:
         Returns:
             Hits, best first; near-identical copies are folded into one hit's `duplicates`.
         """
-        if not query or not query.strip():
-            raise BadQueryError("empty query: give one or more words to search for")
-        if limit < 1:
-            raise BadQueryError("--limit must be at least 1")
-        terms = query_terms(query)
-        if not terms:
-            raise BadQueryError(f"query {query!r} has no searchable words")
-        data = self._ranks()
-        if not data.ids:
-            return []
-        scores = data.bm25.get_scores(terms)
-        mask = scores > 0
-        if kind:
-            mask &= data.kinds == kind
-        if language:
-            mask &= data.languages == language.lower()
-        if path_glob:
-            allowed = np.array([_glob_match(p, path_glob) for p in data.unique_paths], dtype=bool)
-            mask &= allowed[data.path_ids]
-        asks_aux = any(w in _AUX_QUERY_WORDS for w in re.findall(r"[a-z_]+", query.lower()))
-        if not path_glob and not asks_aux:
-            scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores)
-        candidates = np.flatnonzero(mask)
-        if candidates.size == 0:
-            return []
-        want = min(candidates.size, max(limit * 8 + 20, RERANK_DEPTH))
-        top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]]
-        scores = scores.copy()
-        scores[top] *= self._name_boosts(data, top, terms, query)
-        top = top[np.lexsort((top, -scores[top]))]  # score desc, then index order: deterministic
-        picked: list[int] = []
-        groups: dict[tuple[str, str], int] = {}
-        dupes: dict[int, list[int]] = {}
-        for doc in top.tolist():
-            key = (data.names[doc], data.norm_hashes[doc])
-            first = groups.get(key)
-            if first is not None:
-                dupes.setdefault(first, []).append(doc)
-                continue
-            if len(picked) >= limit:
-                continue
-            groups[key] = doc
-            picked.append(doc)
-        symbols = self.store.symbols_by_ids([data.ids[d] for d in picked])
-        hits: list[SearchHit] = []
-        for doc in picked:
-            sym = symbols.get(data.ids[doc])
-            if sym is None:
-                continue
-            others = tuple(data.ids[d] for d in dupes.get(doc, []))
-            hits.append(SearchHit(sym, float(scores[doc]), others))
-        return hits
-
-    @staticmethod
-    def _name_boosts(
-        data: _RankData, docs: NDArray[np.intp], terms: list[str], query: str
-    ) -> NDArray[np.float32]:
-        """Favour symbols whose own name the query spells out.
-
-        BM25 treats a name term like any other; people mean the symbol named
-        `ClientIP` when they ask for "the client IP", not one that mentions it.
-        """
-        wanted = set(terms)
-        whole = compact(query)
-        words = {compact(w) for w in query.split()}
-        out = np.ones(len(docs), dtype=np.float32)
-        for i, doc in enumerate(docs.tolist()):
-            name = data.names[doc]
-            parts = name_parts(name)
-            if parts:
-                matched = len(parts & wanted)
-                # A one-word name (`Query`, `Body`) is "covered" by any query saying that word;
-                # full credit needs two of the query's words in the name.
-                out[i] += NAME_COVERAGE_WEIGHT * matched / len(parts) * min(matched, 2) / 2
-            key = compact(name)
-            if key and (key == whole or (len(words) <= 2 and key in words)):
-                out[i] *= EXACT_NAME_BOOST
-        return out
+        return self.searcher.search(query, limit, kind, language, path_glob)
 
     # -- retrieval ----------------------------------------------------------------
 
@@ -519,13 +197,44 @@ class Index:
             raise UnknownSymbolError(f"unknown symbol id: {symbol_id}")
         return sym
 
+    def indexed_bytes(self, path: str, symbol: Symbol | None = None) -> bytes:
+        """A file's bytes, read safely now, if they are still what was indexed.
+
+        The one place that reads a file and checks it against the index: `source`,
+        `references`, bundles and the TUI all come through here.
+
+        Args:
+            path: Repo-relative path of an indexed file.
+            symbol: If given, an edit elsewhere in the file is tolerated as long as
+                this symbol's own bytes are unchanged at the same place.
+
+        Raises:
+            StaleSymbolError: the file is not indexed, gone, unreadable, unsafe (a
+                symlink or FIFO swapped in) or changed since indexing.
+        """
+        record = self.store.file(path)
+        if record is None:
+            raise StaleSymbolError(f"{path} is not indexed; run `symscope index` again")
+        try:
+            return read_current(self.root, path, record.hash)
+        except StaleSymbolError:
+            if symbol is None:
+                raise
+            try:
+                data = read_repo_file(self.root, path)
+            except OSError:
+                raise StaleSymbolError(f"cannot read {path}; run `symscope index` again") from None
+            if content_hash(data[symbol.start_byte : symbol.end_byte]) != symbol.content_hash:
+                raise
+            return data
+
     def file_is_current(self, path: str) -> bool:
         """True when the file on disk still has the content that was indexed."""
-        record = self.store.file(path)
         try:
-            return record is not None and content_hash((self.root / path).read_bytes()) == record.hash
-        except OSError:
+            self.indexed_bytes(path)
+        except StaleSymbolError:
             return False
+        return True
 
     def source(self, symbol_or_id: Symbol | str, whole_lines: bool = False) -> str:
         """The symbol's exact source, read from the file now.
@@ -537,22 +246,14 @@ class Index:
                 default is the exact byte range.
 
         Raises:
-            StaleSymbolError: the file changed since indexing and the symbol's bytes moved.
+            StaleSymbolError: the file changed since indexing, so the symbol's bytes may have moved.
         """
         sym = self.symbol(symbol_or_id) if isinstance(symbol_or_id, str) else symbol_or_id
-        record = self.store.file(sym.path)
         try:
-            data = (self.root / sym.path).read_bytes()
-        except OSError:
-            raise StaleSymbolError(
-                f"{sym.path} is gone or unreadable since indexing; run `symscope index` again"
-            ) from None
+            data = self.indexed_bytes(sym.path, sym)
+        except StaleSymbolError as exc:
+            raise StaleSymbolError(f"{exc}; {sym.qualname} may have moved") from None
         chunk = data[sym.start_byte : sym.end_byte]
-        if record is None or (content_hash(data) != record.hash and content_hash(chunk) != sym.content_hash):
-            raise StaleSymbolError(
-                f"{sym.path} changed since indexing, so {sym.qualname} may have moved; "
-                "run `symscope index` again"
-            )
         if whole_lines:
             line_start = data.rfind(b"\n", 0, sym.start_byte) + 1
             if not data[line_start : sym.start_byte].strip(b" \t"):  # only indentation before it
@@ -560,11 +261,14 @@ class Index:
         return chunk.decode("utf-8", "replace")
 
     def file_text(self, path: str) -> str:
-        """A whole indexed file as text (invalid UTF-8 replaced)."""
+        """A whole indexed file as it is on disk now, as text (invalid UTF-8 replaced).
+
+        For display: it may differ from what was indexed (`file_is_current` says).
+        """
         if self.store.file(path) is None:
             raise NotARepoError(f"not an indexed file: {path}")
         try:
-            return (self.root / path).read_bytes().decode("utf-8", "replace")
+            return read_repo_file(self.root, path).decode("utf-8", "replace")
         except OSError as exc:
             raise StaleSymbolError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -601,17 +305,7 @@ class Index:
         but not type-aware, so same-named symbols share their references.
         """
         target = self.symbol(symbol_or_id) if isinstance(symbol_or_id, str) else symbol_or_id
-        data = self._ranks()
-        parts = query_terms(target.name)
-        if not parts or not data.ids:
-            return []
-        term = parts[-1] if len(parts) == 1 else target.name.lower().replace("_", "")
-        idx = data.bm25.vocab.get(term)
-        if idx is None:
-            return []
-        lo, hi = data.bm25.indptr[idx], data.bm25.indptr[idx + 1]
-        candidates = sorted({int(d) for d in data.bm25.postings[lo:hi]})
-        symbols = self.store.symbols_by_ids([data.ids[d] for d in candidates])
+        symbols = self.store.symbols_by_ids(self.searcher.mentioning(target.name))
         pattern = re.compile(rb"(?<![A-Za-z0-9_$])" + re.escape(target.name.encode()) + rb"(?![A-Za-z0-9_$])")
         by_file: dict[str, list[Symbol]] = {}
         for sym in symbols.values():
@@ -620,9 +314,9 @@ class Index:
         out: list[Reference] = []
         for path in sorted(by_file):
             try:
-                data_bytes = (self.root / path).read_bytes()
-            except OSError:
-                continue
+                data_bytes = self.indexed_bytes(path)
+            except StaleSymbolError:
+                continue  # changed since indexing: its offsets cannot be trusted
             # Innermost symbols first, so a method wins over its class.
             for sym in sorted(by_file[path], key=lambda s: s.end_byte - s.start_byte):
                 body = data_bytes[sym.start_byte : sym.end_byte]
@@ -711,11 +405,3 @@ class Index:
             languages=self.store.languages(),
             kinds=self.store.kinds(),
         )
-
-
-def _glob_match(path: str, glob: str) -> bool:
-    glob = glob.strip()
-    if fnmatch.fnmatchcase(path, glob):
-        return True
-    folder = glob.rstrip("/")
-    return path.startswith(folder + "/") or fnmatch.fnmatchcase(path, folder + "/*")

@@ -141,7 +141,7 @@ def test_default_index_lives_outside_repo(sample_repo: Path, monkeypatch: pytest
 
 
 def test_parallel_and_serial_index_agree(sample_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("symscope.core.index.POOL_THRESHOLD", 1)
+    monkeypatch.setattr("symscope.core.indexer.POOL_THRESHOLD", 1)
     with Index.open(sample_repo, tmp_path / "a") as a, Index.open(sample_repo, tmp_path / "b") as b:
         a.update(processes=1)
         b.update(processes=2)
@@ -203,7 +203,7 @@ def test_extractor_change_forces_full_reparse(index: Index, monkeypatch: pytest.
 def test_pool_failure_falls_back_to_inline_parsing(
     sample_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("symscope.core.index.POOL_THRESHOLD", 1)
+    monkeypatch.setattr("symscope.core.indexer.POOL_THRESHOLD", 1)
 
     def no_processes(*args: object, **kwargs: object) -> None:
         raise OSError("no processes here")
@@ -221,7 +221,7 @@ def test_pool_dying_midway_leaves_the_rest_to_inline_parsing(
 
     from symscope.core.workers import ParserPool
 
-    monkeypatch.setattr("symscope.core.index.POOL_THRESHOLD", 1)
+    monkeypatch.setattr("symscope.core.indexer.POOL_THRESHOLD", 1)
     real_parse = ParserPool.parse
 
     def dies_after_two(self: ParserPool, files: list, cancelled: object = None) -> Iterator[object]:  # type: ignore[type-arg]
@@ -265,7 +265,8 @@ def test_pooled_index_keeps_parser_imports_out_of_the_parent(sample_repo: Path, 
     script = (
         "import sys\n"
         "import symscope.core.index as ix\n"
-        "ix.POOL_THRESHOLD = 1\n"
+        "import symscope.core.indexer as ixr\n"
+        "ixr.POOL_THRESHOLD = 1\n"
         f"index = ix.Index.open({str(sample_repo)!r}, {str(tmp_path / 'idx')!r})\n"
         "report = index.update(processes=2)\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('tree_sitter', 'tiktoken'))\n"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from symscope.core.errors import BadQueryError
-from symscope.core.index import Index, is_auxiliary
+from symscope.core.index import Index
+from symscope.core.searcher import is_auxiliary
 from symscope.core.terms import query_terms, split_identifier, stem
 
 
@@ -99,7 +100,7 @@ def test_ranker_is_persisted_not_rebuilt_per_open(repo: Index, monkeypatch: pyte
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("ranker rebuilt instead of loaded")
 
-    monkeypatch.setattr("symscope.core.index.SparseBM25", boom)
+    monkeypatch.setattr("symscope.core.searcher.BM25Builder", boom)
     assert reopened.search("send file")[0].symbol.name == "send_file"
     reopened.close()
 
@@ -132,7 +133,7 @@ def test_sparse_scores_equal_rank_bm25(repo: Index) -> None:
 
     from symscope.core.rank import SparseBM25
 
-    docs = [r[6].split() for r in repo.store.rank_rows()]
+    docs = [t.split() for (t,) in repo.store.query("SELECT terms FROM symbols ORDER BY path, ord")]
     ours = SparseBM25(docs)
     ref = BM25Okapi(docs, k1=ours.k1, b=ours.b)
     for query in (["send", "file"], ["pars", "query", "string"], ["slugify"], ["nothing"]):

@@ -1,0 +1,253 @@
+"""`Indexer`: bring an index up to date with its repo, parsing only what changed.
+
+Files are compared by size and mtime first, then by content hash; parsing runs
+in parser processes when there is enough of it (`workers.py`), and rows are
+written in batches, one transaction each, as results arrive. An interrupted run
+(cancelled, killed) leaves every committed file searchable and the index
+consistent: a rebuild replaces files one at a time instead of emptying first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from symscope.core.languages import extractor_fingerprint
+from symscope.core.models import FileResult, IndexProgress, IndexReport, SkippedFile
+from symscope.core.rank import BM25Builder
+from symscope.core.store import Store
+
+if TYPE_CHECKING:
+    from symscope.core.walk import SourceFile
+    from symscope.core.workers import ParserPool
+
+#: Default size limit (mirrors walk.MAX_FILE_BYTES, which is imported only to index).
+MAX_FILE_BYTES = 1_000_000
+#: Files to parse before a process pool pays for itself.
+POOL_THRESHOLD = 48
+#: Parsed files per write transaction.
+WRITE_BATCH = 200
+
+
+class BatchWriter:
+    """Collects parsed files and mtime-only touches; writes them in one transaction per batch."""
+
+    def __init__(self, store: Store, size: int = WRITE_BATCH) -> None:
+        self.store = store
+        self.size = size
+        self.results: list[FileResult] = []
+        self.touches: list[tuple[str, int]] = []
+        self.changed = False
+        """True once any file's rows were replaced or removed."""
+
+    def add(self, result: FileResult) -> None:
+        self.results.append(result)
+        if len(self.results) >= self.size:
+            self.flush()
+
+    def touch(self, path: str, mtime_ns: int) -> None:
+        """Record a new mtime for a file whose content did not change."""
+        self.touches.append((path, mtime_ns))
+
+    def flush(self) -> None:
+        if not self.results and not self.touches:
+            return
+        with self.store.transaction() as conn:
+            for res in self.results:
+                if res.record is None:
+                    Store.remove_file(conn, res.path)
+                else:
+                    Store.replace_file(conn, res.record, res.mtime_ns, res.has_errors,
+                                       res.symbols, res.extras, res.imports)
+            for path, mtime in self.touches:
+                Store.touch_file(conn, path, mtime)
+            if self.results:
+                self.changed = True
+                Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+        self.results.clear()
+        self.touches.clear()
+
+
+class Indexer:
+    """Updates one repo's store; `Index.update` is the way in."""
+
+    def __init__(self, root: Path, store: Store) -> None:
+        self.root = root
+        self.store = store
+
+    def update(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        processes: int | None = None,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        rebuild: bool = False,
+    ) -> tuple[IndexReport, BM25Builder | None]:
+        """Index what changed; returns the report and, if anything changed, the counted terms.
+
+        The counted terms (a `BM25Builder` holding every parsed symbol's terms,
+        counted while the parser processes were busy) let the caller rebuild the
+        search data without reading those symbols back.
+        """
+        from symscope.core.walk import walk  # only indexing needs pathspec
+
+        started = time.perf_counter()
+        fingerprint = extractor_fingerprint()
+        if self.store.get_meta("fingerprint") != fingerprint:
+            rebuild = True  # queries or tokenizer changed since this index was built
+        known = self.store.file_stats()
+        workers = processes if processes is not None else (os.cpu_count() or 1)
+        early = None
+        if workers > 1 and (rebuild or not known):  # every file will be parsed
+            from symscope.core.workers import EarlyPool
+
+            early = EarlyPool(workers, POOL_THRESHOLD)
+        try:
+            found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None)
+            to_parse: list[SourceFile] = []
+            unchanged = 0
+            for f in found.files:
+                old = known.get(f.path)
+                if not rebuild and old is not None and old[0] == f.size and old[1] == f.mtime_ns:
+                    unchanged += 1
+                else:
+                    to_parse.append(f)
+            seen = {f.path for f in found.files}
+            run = _Run(self.store, known, rebuild, list(found.skipped), [p for p in known if p not in seen])
+            run.unchanged = unchanged
+            results = self._parse_all(to_parse, workers, early.pool if early else None, cancelled)
+            run.consume(results, len(to_parse), progress, cancelled)
+        finally:
+            if early is not None:
+                early.close()
+        run.finish(fingerprint, str(self.root))
+        files, symbols, _, _ = self.store.counts()
+        report = IndexReport(
+            files=files,
+            symbols=symbols,
+            parsed=run.parsed,
+            unchanged=run.unchanged,
+            removed=len(set(run.removed)),
+            skipped=sorted(run.skipped, key=lambda s: s.path),
+            seconds=time.perf_counter() - started,
+            cancelled=run.cancelled,
+        )
+        return report, run.counted if run.changed else None
+
+    def _parse_all(
+        self,
+        files: list[SourceFile],
+        workers: int,
+        pool: ParserPool | None,
+        cancelled: Callable[[], bool] | None,
+    ) -> Generator[FileResult, None, None]:
+        """Parse files in `pool` (or a new one, when there are enough), else in this process."""
+        from symscope.core.workers import ParserPool
+
+        if workers > 1 and len(files) >= POOL_THRESHOLD:
+            own: ParserPool | None = None
+            done: set[str] = set()
+            try:
+                if pool is None:
+                    pool = own = ParserPool(workers)
+                for result in pool.parse(files, cancelled):
+                    done.add(result.path)
+                    yield result
+                return
+            except (OSError, ValueError, RuntimeError) as exc:  # no processes here: parse inline
+                import logging
+
+                logging.getLogger(__name__).debug("parser pool unavailable (%s); parsing inline", exc)
+                files = [f for f in files if f.path not in done]
+            finally:
+                if own is not None:
+                    own.close()
+        # Parsing pulls in tree-sitter and tiktoken: searches, and a parent whose
+        # workers parse, never pay for that import.
+        from symscope.core.ingest import ingest
+
+        for f in files:
+            if cancelled is not None and cancelled():
+                return
+            yield ingest(f.path, f.abspath, f.mtime_ns, f.language.name)
+
+
+class _Run:
+    """The bookkeeping of one index run: what was parsed, kept, removed and skipped."""
+
+    def __init__(
+        self,
+        store: Store,
+        known: dict[str, tuple[int, int, str]],
+        rebuild: bool,
+        skipped: list[SkippedFile],
+        removed: list[str],
+    ) -> None:
+        self.store = store
+        self.known = known
+        self.rebuild = rebuild
+        self.skipped = skipped
+        self.removed = removed
+        self.parsed = 0
+        self.unchanged = 0
+        self.cancelled = False
+        self.writer = BatchWriter(store)
+        self.counted = BM25Builder()
+
+    @property
+    def changed(self) -> bool:
+        return self.writer.changed or bool(self.removed)
+
+    def consume(
+        self,
+        results: Generator[FileResult, None, None],
+        total: int,
+        progress: Callable[[IndexProgress], None] | None,
+        cancelled: Callable[[], bool] | None,
+    ) -> None:
+        """Store each parsed file as it arrives (in batches), reporting progress."""
+        done = 0
+        with contextlib.closing(results) as parsed_files:
+            for done, res in enumerate(parsed_files, start=1):
+                self._take(res)
+                if progress is not None:
+                    progress(IndexProgress(done, total, res.path))
+                if cancelled is not None and cancelled():
+                    self.cancelled = True
+                    break
+        if done < total:
+            self.cancelled = True  # the parser stopped early because `cancelled` said so
+        self.writer.flush()
+
+    def _take(self, res: FileResult) -> None:
+        old = self.known.get(res.path)
+        if res.record is None:
+            self.skipped.append(SkippedFile(res.path, res.skip_reason or "skipped"))
+            if old is not None:
+                self.writer.add(res)
+                self.removed.append(res.path)
+        elif not self.rebuild and old is not None and old[2] == res.record.hash:
+            self.writer.touch(res.path, res.mtime_ns)
+            self.unchanged += 1
+        else:
+            self.writer.add(res)
+            self.parsed += 1
+            for sym, (_, terms) in zip(res.symbols, res.extras, strict=True):
+                self.counted.add(sym.id, terms.split())
+
+    def finish(self, fingerprint: str, root: str) -> None:
+        """Drop removed files and record the run, unless it was cancelled midway."""
+        with self.store.transaction() as conn:
+            if not self.cancelled:
+                for path in self.removed:
+                    Store.remove_file(conn, path)
+                Store.replace_skipped(conn, self.skipped)
+                Store.set_meta(conn, "indexed_at", f"{time.time():.0f}")
+                Store.set_meta(conn, "fingerprint", fingerprint)
+                Store.set_meta(conn, "root", root)
+            if self.changed:
+                Store.set_meta(conn, "generation", str(self.store.generation() + 1))
