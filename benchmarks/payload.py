@@ -1,41 +1,32 @@
 """The symscope workflow as an agent sees it: `search --json --limit 5`, then `show --json` x3.
 
-The texts are built with the CLI's own `symbol_json` and the same `json.dumps` call,
-so they are byte-identical to what the commands print (`verify_against_cli` checks).
+The texts come from `symscope.core.api`, the same functions and encoding the CLI
+prints with, so they are byte-identical to what the commands print
+(`verify_against_cli` checks); nothing here builds a JSON shape by hand.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from benchmarks import FETCH_TOP, SEARCH_LIMIT
-from symscope.core import cli
+from symscope.core import api, cli
 from symscope.core.index import Index
 from symscope.core.models import SearchHit, Symbol
 from symscope.core.tokens import count_tokens
 
 
-def emit_text(obj: Any) -> str:
-    """Exactly what the CLI writes for one JSON object (see `cli._emit`)."""
-    return json.dumps(obj, ensure_ascii=False) + "\n"
-
-
-def search_text(query: str, results: Sequence[tuple[Symbol, float]]) -> str:
-    """`symscope search QUERY --json` output for these (symbol, score) results."""
-    return emit_text({
-        "query": query,
-        "results": [{**cli.symbol_json(s), "score": round(score, 4)} for s, score in results],
-    })
+def search_text(query: str, hits: Sequence[SearchHit]) -> str:
+    """`symscope search QUERY --json` output for these hits (folded copies listed in `also`)."""
+    return api.emit(api.search_json(query, hits))
 
 
 def show_text(sym: Symbol, source: str) -> str:
     """`symscope show ID --json` output."""
-    return emit_text({**cli.symbol_json(sym), "docstring": sym.docstring, "source": source})
+    return api.emit(api.show_json(sym, source))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,25 +51,24 @@ class WorkflowCost:
 def symbol_workflow(
     index: Index,
     query: str,
-    results: Sequence[tuple[Symbol, float]],
+    results: Sequence[SearchHit],
     fetch_top: int = FETCH_TOP,
 ) -> WorkflowCost:
     """Cost of showing these results as search JSON and then fetching the top `fetch_top`."""
-    fetched = [s for s, _ in results[:fetch_top]]
+    fetched = [h.symbol for h in results[:fetch_top]]
     fetch_tokens = sum(count_tokens(show_text(s, index.source(s))) for s in fetched)
     return WorkflowCost(
         query=query,
         search_tokens=count_tokens(search_text(query, results)),
         fetch_tokens=fetch_tokens,
-        results=tuple(s for s, _ in results),
+        results=tuple(h.symbol for h in results),
         fetched=tuple(fetched),
     )
 
 
-def symscope_search(index: Index, query: str, limit: int = SEARCH_LIMIT) -> list[tuple[Symbol, float]]:
-    """symscope's own ranking, as (symbol, score) pairs."""
-    hits: list[SearchHit] = index.search(query, limit=limit)
-    return [(h.symbol, h.score) for h in hits]
+def symscope_search(index: Index, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
+    """symscope's own ranking, exactly as `symscope search` runs it (filters in the text work)."""
+    return api.search_hits(index, query, limit)
 
 
 def run_cli(argv: list[str]) -> str:
@@ -103,7 +93,8 @@ def verify_against_cli(index: Index, query: str, limit: int = SEARCH_LIMIT) -> i
     if printed != search_text(query, results):
         raise AssertionError(f"search text for {query!r} differs from the CLI output")
     checked = 1
-    for sym, _ in results[:FETCH_TOP]:
+    for hit in results[:FETCH_TOP]:
+        sym = hit.symbol
         shown = run_cli(["show", sym.id, *common])
         if shown != show_text(sym, index.source(sym)):
             raise AssertionError(f"show text for {sym.id} differs from the CLI output")

@@ -55,7 +55,7 @@ from benchmarks.quality import (
     spans_of,
 )
 from symscope.core.index import Index
-from symscope.core.models import Symbol
+from symscope.core.models import SearchHit, Symbol
 from symscope.core.tokens import count_tokens
 
 DEFAULT_REPOS = ("express", "fastapi", "gin")
@@ -268,11 +268,11 @@ def symscope_phase(
     tokens: list[int] = []
     for qq, targets in resolved:
         ranked = symscope_search(index, qq.query, MRR_CUTOFF)
-        score = score_results([_span(s) for s, _ in ranked], targets)
+        score = score_results([_span(h.symbol) for h in ranked], targets)
         cost = symbol_workflow(index, qq.query, ranked[:SEARCH_LIMIT])
         scores.append(score)
         tokens.append(cost.total)
-        top1 = f"{ranked[0][0].path}::{ranked[0][0].qualname}" if ranked else None
+        top1 = f"{ranked[0].symbol.path}::{ranked[0].symbol.qualname}" if ranked else None
         quality_records.append({
             "query": qq.query,
             "style": qq.style,
@@ -488,12 +488,12 @@ def _symbol_embedding(
     tokens: list[int] = []
     for qq, targets in state.quality:
         top = vindex.search(query_vecs[qq.query], MRR_CUTOFF)
-        ranked = [(symbols[i], s) for i, s in top]
-        score = score_results([_span(s) for s, _ in ranked], targets)
+        ranked = [SearchHit(symbols[i], s) for i, s in top]
+        score = score_results([_span(h.symbol) for h in ranked], targets)
         cost = symbol_workflow(index, qq.query, ranked[:SEARCH_LIMIT])
         scores.append(score)
         tokens.append(cost.total)
-        top1 = f"{ranked[0][0].path}::{ranked[0][0].qualname}" if ranked else None
+        top1 = f"{ranked[0].symbol.path}::{ranked[0].symbol.qualname}" if ranked else None
         quality_by_query[qq.query]["systems"][SYMBOL_EMBEDDING] = _score_record(score, cost.total, top1)
     result["quality"]["summary"][SYMBOL_EMBEDDING] = _quality_summary(scores, tokens)
     result["infra"]["rag"]["symbol_embedding"] = {

@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
-from symscope.core.errors import SymscopeError
-from symscope.core.models import SYMBOL_KINDS, SearchHit, Symbol
+from symscope.core import api
+from symscope.core.errors import BadQueryError, SymscopeError
+from symscope.core.models import SYMBOL_KINDS
+from symscope.core.sanitize import for_terminal
 
-if TYPE_CHECKING:
-    from symscope.core.index import Index
-    from symscope.core.models import IndexReport, OutlineNode
-
-COMMANDS = ("index", "search", "show", "outline", "stats", "refs")
+COMMANDS = ("index", "search", "show", "outline", "stats", "refs", "languages")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -95,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", parents=[common], help="files, symbols, tokens and languages")
     p.add_argument("--repo", metavar="PATH", default=".")
+
+    sub.add_parser("languages", parents=[common], help="supported languages, extensions and kinds")
     return parser
 
 
@@ -107,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail("give a command (or run `symscope [PATH]` for the terminal UI)", EXIT_USAGE)
     try:
         return int(_dispatch(args))
+    except BadQueryError as exc:
+        return fail(str(exc), EXIT_USAGE)
     except SymscopeError as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
@@ -131,24 +131,10 @@ def run(argv: Sequence[str] | None = None) -> NoReturn:
     os._exit(code)
 
 
-def _index_class() -> type[Index]:
-    """`Index`, imported on first use: parser processes that re-import this module
-    (the `spawn` start method, used beside the UI's threads) never load numpy for it."""
-    from symscope.core.index import Index
-
-    return Index
-
-
 def fail(message: str, code: int = EXIT_ERROR) -> int:
-    print(f"symscope: error: {message}", file=sys.stderr)
+    """Print one `symscope: error:` line (sanitised) and return `code`."""
+    print(f"symscope: error: {for_terminal(message)}", file=sys.stderr)
     return code
-
-
-def _open(repo: str, index_dir: str | None, *, ensure: bool = True) -> Index:
-    index = _index_class().open(repo, index_dir)
-    if ensure and not index.is_built:
-        index.update()
-    return index
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -159,80 +145,45 @@ def _dispatch(args: argparse.Namespace) -> int:
         "outline": _cmd_outline,
         "stats": _cmd_stats,
         "refs": _cmd_refs,
+        "languages": _cmd_languages,
     }[args.command]
     return handler(args)
 
 
+def _out(text: str = "") -> None:
+    """Print text for a person: everything from the repo goes through the sanitiser."""
+    sys.stdout.write(for_terminal(text) + "\n")
+
+
 def _emit(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.write(api.emit(obj))
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    with _index_class().open(args.path, args.index_dir, discard_corrupt=args.rebuild) as index:
+    from symscope.core.index import Index
+
+    with Index.open(args.path, args.index_dir, discard_corrupt=args.rebuild) as index:
         kwargs: dict[str, Any] = {"rebuild": args.rebuild}
         if args.max_file_bytes is not None:
             kwargs["max_file_bytes"] = args.max_file_bytes
-        report = index.update(**kwargs)
-        if args.json:
-            _emit(_report_json(index, report))
-        else:
-            _print_report(index, report)
-    return 0
-
-
-def _report_json(index: Index, report: IndexReport) -> dict[str, Any]:
-    return {
-        "root": str(index.root),
-        "index": str(index.store.path),
-        "files": report.files,
-        "symbols": report.symbols,
-        "parsed": report.parsed,
-        "unchanged": report.unchanged,
-        "removed": report.removed,
-        "skipped": len(report.skipped),
-        "seconds": round(report.seconds, 3),
-        "skipped_files": [{"path": s.path, "reason": s.reason} for s in report.skipped],
-    }
-
-
-def _print_report(index: Index, report: IndexReport) -> None:
-    print(f"indexed {index.root}")
-    print(
-        f"  files {report.files}  symbols {report.symbols}  parsed {report.parsed}  "
-        f"unchanged {report.unchanged}  removed {report.removed}  skipped {len(report.skipped)}  "
-        f"in {report.seconds:.2f}s"
+        data = api.report_json(index, index.update(**kwargs))
+    if args.json:
+        _emit(data)
+        return 0
+    _out(f"indexed {data['root']}")
+    _out(
+        f"  files {data['files']}  symbols {data['symbols']}  parsed {data['parsed']}  "
+        f"unchanged {data['unchanged']}  removed {data['removed']}  skipped {data['skipped']}  "
+        f"in {data['seconds']:.2f}s"
     )
     by_reason: dict[str, list[str]] = {}
-    for s in report.skipped:
-        by_reason.setdefault(s.reason, []).append(s.path)
+    for s in data["skipped_files"]:
+        by_reason.setdefault(s["reason"], []).append(s["path"])
     for reason, paths in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         shown = ", ".join(paths[:3]) + (f", … (+{len(paths) - 3})" if len(paths) > 3 else "")
-        print(f"  skipped {len(paths):>5}  {reason}: {shown}")
-    print(f"  index: {index.store.path}  (--json lists every skipped file)")
-
-
-def symbol_json(sym: Symbol) -> dict[str, Any]:
-    """The compact metadata shape of `search --json` results (without score)."""
-    return {
-        "id": sym.id,
-        "name": sym.name,
-        "qualname": sym.qualname,
-        "kind": sym.kind,
-        "language": sym.language,
-        "path": sym.path,
-        "start_line": sym.start_line,
-        "end_line": sym.end_line,
-        "signature": sym.signature,
-        "tokens": sym.tokens,
-    }
-
-
-def _hit_json(hit: SearchHit) -> dict[str, Any]:
-    """One search result; `also` (other IDs of identical copies) appears only when there are some."""
-    out: dict[str, Any] = {**symbol_json(hit.symbol), "score": round(hit.score, 4)}
-    if hit.duplicates:
-        out["also"] = list(hit.duplicates)
-    return out
+        _out(f"  skipped {len(paths):>5}  {reason}: {shown}")
+    _out(f"  index: {data['index']}  (--json lists every skipped file)")
+    return 0
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
@@ -240,115 +191,92 @@ def _cmd_search(args: argparse.Namespace) -> int:
         return fail("empty query: give one or more words to search for", EXIT_USAGE)
     if args.limit < 1:
         return fail("--limit must be at least 1", EXIT_USAGE)
-    with _open(args.repo, args.index_dir) as index:
-        hits = index.search(args.query, limit=args.limit, kind=args.kind, language=args.lang,
-                            path_glob=args.path)
-        if args.json:
-            _emit({
-                "query": args.query,
-                "results": [_hit_json(h) for h in hits],
-            })
-            return 0
-        if not hits:
-            print(f"no symbols match {args.query!r}")
-            return 0
-        for h in hits:
-            s = h.symbol
-            also = f"  (+{len(h.duplicates)} identical)" if h.duplicates else ""
-            print(f"{h.score:7.2f}  {s.kind:<9} {s.qualname}  {s.path}:{s.start_line}  "
-                  f"{s.tokens} tok{also}")
-            print(f"         {s.signature}")
-            print(f"         id: {s.id}")
+    with api.open_index(args.repo, args.index_dir) as index:
+        data = api.search(index, args.query, args.limit, args.kind, args.lang, args.path)
+    if args.json:
+        _emit(data)
+        return 0
+    if not data["results"]:
+        _out(f"no symbols match {args.query!r}")
+        return 0
+    for h in data["results"]:
+        also = f"  (+{len(h['also'])} identical)" if h.get("also") else ""
+        _out(f"{h['score']:7.2f}  {h['kind']:<9} {h['qualname']}  {h['path']}:{h['start_line']}  "
+             f"{h['tokens']} tok{also}")
+        _out(f"         {h['signature']}")
+        _out(f"         id: {h['id']}")
     return 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    with _open(args.repo, args.index_dir) as index:
-        sym = index.symbol(args.id)
-        source = index.source(sym)
-        if args.json:
-            _emit({**symbol_json(sym), "docstring": sym.docstring, "source": source})
-        else:
-            sys.stdout.write(source if source.endswith("\n") else source + "\n")
+    with api.open_index(args.repo, args.index_dir) as index:
+        data = api.show(index, args.id)
+    if args.json:
+        _emit(data)
+    else:
+        source: str = data["source"]
+        _out(source[:-1] if source.endswith("\n") else source)
     return 0
 
 
-def _outline_json(node: OutlineNode) -> dict[str, Any]:
-    return {**symbol_json(node.symbol), "children": [_outline_json(c) for c in node.children]}
-
-
-def _print_outline(nodes: list[OutlineNode], depth: int = 0) -> None:
+def _print_outline(nodes: list[dict[str, Any]], depth: int = 0) -> None:
     for n in nodes:
-        s = n.symbol
-        print(f"{'  ' * depth}{s.kind:<9} {s.name}  L{s.start_line}-{s.end_line}  {s.tokens} tok")
-        _print_outline(n.children, depth + 1)
+        _out(f"{'  ' * depth}{n['kind']:<9} {n['name']}  L{n['start_line']}-{n['end_line']}  "
+             f"{n['tokens']} tok")
+        _print_outline(n["children"], depth + 1)
 
 
 def _cmd_outline(args: argparse.Namespace) -> int:
-    with _open(args.repo, args.index_dir) as index:
-        target = args.target
-        if not Path(target).is_absolute() and not (Path.cwd() / target).exists():
-            target = str(index.root / target)
-        rel = index.relpath(target)
-        record = index.file(rel) if rel else None
-        if record is not None:
-            nodes = index.outline(rel)
-            if args.json:
-                _emit({"path": rel, "language": record.language, "tokens": record.tokens,
-                       "symbols": [_outline_json(n) for n in nodes]})
-            else:
-                print(f"{rel}  ({record.language}, {record.tokens} tokens)")
-                _print_outline(nodes, 1)
-            return 0
-        if (index.root / rel).is_file():
-            raise SymscopeError(f"{rel} is not indexed (run `symscope index` to see why it was skipped)")
-        files = index.repo_outline(rel)
-        if args.json:
-            _emit({"path": rel or ".", "tokens": sum(f.file.tokens for f in files), "files": [
-                {"path": f.file.path, "language": f.file.language, "tokens": f.file.tokens,
-                 "symbols": [symbol_json(s) for s in f.symbols]} for f in files
-            ]})
-        else:
-            for f in files:
-                print(f"{f.file.path}  ({f.file.tokens} tok)")
-                for s in f.symbols:
-                    print(f"  {s.kind:<9} {s.name}  L{s.start_line}  {s.tokens} tok")
+    with api.open_index(args.repo, args.index_dir) as index:
+        data = api.outline(index, args.target)
+    if args.json:
+        _emit(data)
+    elif "symbols" in data:
+        _out(f"{data['path']}  ({data['language']}, {data['tokens']} tokens)")
+        _print_outline(data["symbols"], 1)
+    else:
+        for f in data["files"]:
+            _out(f"{f['path']}  ({f['tokens']} tok)")
+            for s in f["symbols"]:
+                _out(f"  {s['kind']:<9} {s['name']}  L{s['start_line']}  {s['tokens']} tok")
     return 0
 
 
 def _cmd_refs(args: argparse.Namespace) -> int:
-    with _open(args.repo, args.index_dir) as index:
-        target = index.symbol(args.id)
-        refs = index.references(target)
-        if args.json:
-            _emit({"id": target.id, "references": [
-                {**symbol_json(r.symbol), "line": r.line} for r in refs
-            ]})
-            return 0
-        print(f"{len(refs)} symbols mention {target.name!r}")
-        for r in refs:
-            print(f"  {r.symbol.kind:<9} {r.symbol.qualname}  {r.symbol.path}:{r.line}")
+    with api.open_index(args.repo, args.index_dir) as index:
+        data = api.refs(index, args.id)
+        name = index.symbol(args.id).name
+    if args.json:
+        _emit(data)
+        return 0
+    _out(f"{len(data['references'])} symbols mention {name!r}")
+    for r in data["references"]:
+        _out(f"  {r['kind']:<9} {r['qualname']}  {r['path']}:{r['line']}")
     return 0
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
-    with _open(args.repo, args.index_dir) as index:
-        st = index.stats()
-        if args.json:
-            _emit({
-                "root": st.root, "index": st.index_path, "index_bytes": st.index_bytes,
-                "files": st.files, "symbols": st.symbols, "tokens": st.tokens,
-                "skipped": st.skipped,
-                "languages": {k: {"files": n, "tokens": t} for k, (n, t) in st.languages.items()},
-                "kinds": st.kinds,
-            })
-        else:
-            print(f"{st.root}\n  files {st.files}  symbols {st.symbols}  tokens {st.tokens:,}  "
-                  f"skipped {st.skipped}")
-            for lang, (n, t) in st.languages.items():
-                print(f"  {lang:<11} {n:>6} files {t:>10,} tokens")
-            print("  kinds: " + ", ".join(f"{k} {n}" for k, n in st.kinds.items()))
-            print(f"  index: {st.index_path} ({st.index_bytes / 1e6:.1f} MB)")
+    with api.open_index(args.repo, args.index_dir) as index:
+        data = api.stats(index)
+    if args.json:
+        _emit(data)
+        return 0
+    _out(f"{data['root']}\n  files {data['files']}  symbols {data['symbols']}  "
+         f"tokens {data['tokens']:,}  skipped {data['skipped']}")
+    for lang, v in data["languages"].items():
+        _out(f"  {lang:<11} {v['files']:>6} files {v['tokens']:>10,} tokens")
+    _out("  kinds: " + ", ".join(f"{k} {n}" for k, n in data["kinds"].items()))
+    _out(f"  index: {data['index']} ({data['index_bytes'] / 1e6:.1f} MB)")
+    return 0
+
+
+def _cmd_languages(args: argparse.Namespace) -> int:
+    data = api.languages()
+    if args.json:
+        _emit(data)
+        return 0
+    for lang in data["languages"]:
+        _out(f"{lang['name']:<12} {' '.join(lang['extensions']):<32} {', '.join(lang['kinds'])}")
     return 0
 
 

@@ -175,6 +175,22 @@ def test_workflow_texts_match_the_real_cli(index: Index) -> None:
     assert verify_against_cli(index, query) == 1 + min(3, len(results))
 
 
+def test_folded_copies_are_counted_as_the_cli_prints_them(tmp_path: Path) -> None:
+    """A result with identical copies carries `also`; the benchmark counts the same text."""
+    repo = tmp_path / "twins"
+    for name in ("a", "b"):
+        (repo / name).mkdir(parents=True)
+        (repo / name / "util.py").write_text("def normalize_slug(text):\n    return text.strip().lower()\n")
+    (repo / "other.py").write_text("def parse_header(raw):\n    return raw.split(':')\n\n"
+                                   "def render_page(body):\n    return body\n")
+    with Index.open(repo, tmp_path / "idx") as twins:
+        twins.update(processes=1)
+        results = symscope_search(twins, "normalize slug")
+        assert results[0].duplicates, "the two identical functions should fold into one result"
+        assert '"also": [' in search_text("normalize slug", results)
+        assert verify_against_cli(twins, "normalize slug") == 2
+
+
 def test_workflow_costs_and_zero_hit_query(index: Index) -> None:
     cost = symbol_workflow(index, "error exception", symscope_search(index, "error exception"))
     assert cost.ok and cost.search_tokens > 0 and cost.fetch_tokens > 0

@@ -1,0 +1,214 @@
+"""The engine's operations as every front end needs them, returning ready-to-serialise dicts.
+
+The CLI prints these dicts (as JSON, or formatted as text), the MCP server
+returns them and the benchmarks count their tokens, so no front end builds a
+shape of its own and none can drift. `emit` is the one JSON encoding.
+
+    with api.open_index("path/to/repo") as index:
+        print(api.emit(api.search(index, "kind:class router")))
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from symscope.core.errors import BadQueryError, SymscopeError
+from symscope.core.models import SearchHit, Symbol
+from symscope.core.query import parse_query
+from symscope.core.sanitize import dumps
+
+if TYPE_CHECKING:
+    from symscope.core.index import Index
+    from symscope.core.models import IndexReport, OutlineNode
+
+Json = dict[str, Any]
+
+
+def emit(obj: Any) -> str:
+    """The exact text a front end prints for one JSON object (one line, newline-terminated)."""
+    return dumps(obj) + "\n"
+
+
+def open_index(
+    repo: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None, *, ensure: bool = True
+) -> Index:
+    """Open a repo's index; with `ensure`, build it first if it was never built."""
+    from symscope.core.index import Index  # on first use: parser processes never load numpy for it
+
+    index = Index.open(repo, index_dir)
+    if ensure and not index.is_built:
+        index.update()
+    return index
+
+
+# -- shapes ------------------------------------------------------------------------------
+
+
+def symbol_json(sym: Symbol) -> Json:
+    """A symbol's compact metadata: the shape of search results (without score)."""
+    return {
+        "id": sym.id,
+        "name": sym.name,
+        "qualname": sym.qualname,
+        "kind": sym.kind,
+        "language": sym.language,
+        "path": sym.path,
+        "start_line": sym.start_line,
+        "end_line": sym.end_line,
+        "signature": sym.signature,
+        "tokens": sym.tokens,
+    }
+
+
+def hit_json(hit: SearchHit) -> Json:
+    """One search result; `also` (IDs of identical copies) appears only when there are some."""
+    out: Json = {**symbol_json(hit.symbol), "score": round(hit.score, 4)}
+    if hit.duplicates:
+        out["also"] = list(hit.duplicates)
+    return out
+
+
+def search_json(query: str, hits: Sequence[SearchHit]) -> Json:
+    """`symscope search --json`: the query as given and its results."""
+    return {"query": query, "results": [hit_json(h) for h in hits]}
+
+
+def show_json(sym: Symbol, source: str) -> Json:
+    """`symscope show --json`: metadata, docstring and the exact source."""
+    return {**symbol_json(sym), "docstring": sym.docstring, "source": source}
+
+
+def outline_node_json(node: OutlineNode) -> Json:
+    return {**symbol_json(node.symbol), "children": [outline_node_json(c) for c in node.children]}
+
+
+def report_json(index: Index, report: IndexReport) -> Json:
+    """`symscope index --json`: counts, seconds and every skipped file with its reason."""
+    return {
+        "root": str(index.root),
+        "index": str(index.store.path),
+        "files": report.files,
+        "symbols": report.symbols,
+        "parsed": report.parsed,
+        "unchanged": report.unchanged,
+        "removed": report.removed,
+        "skipped": len(report.skipped),
+        "seconds": round(report.seconds, 3),
+        "skipped_files": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+    }
+
+
+# -- operations --------------------------------------------------------------------------
+
+
+def search_hits(
+    index: Index,
+    query: str,
+    limit: int = 10,
+    kind: str | None = None,
+    lang: str | None = None,
+    path: str | None = None,
+) -> list[SearchHit]:
+    """Rank symbols for `query`, which may carry filters (`kind:struct lang:go path:lib/* words`).
+
+    Explicit `kind`/`lang`/`path` arguments win over the same filters in the text.
+
+    Raises:
+        BadQueryError: an empty query, a bad limit or an unknown kind or language.
+    """
+    if limit < 1:
+        raise BadQueryError("--limit must be at least 1")
+    parsed = parse_query(query)
+    if parsed.errors:
+        raise BadQueryError(parsed.errors[0])
+    parsed = parsed.merged(kind, lang, path)
+    if not parsed.words.strip():
+        raise BadQueryError("empty query: give one or more words to search for")
+    return index.search(parsed.words, limit=limit, kind=parsed.kind, language=parsed.language,
+                        path_glob=parsed.path)
+
+
+def search(
+    index: Index,
+    query: str,
+    limit: int = 10,
+    kind: str | None = None,
+    lang: str | None = None,
+    path: str | None = None,
+) -> Json:
+    """`search_hits` in the `search --json` shape."""
+    return search_json(query, search_hits(index, query, limit, kind, lang, path))
+
+
+def show(index: Index, symbol_id: str) -> Json:
+    """A symbol's metadata and exact source, read now (StaleSymbolError if its file changed)."""
+    sym = index.symbol(symbol_id)
+    return show_json(sym, index.source(sym))
+
+
+def resolve_target(index: Index, target: str, cwd: Path | None = None) -> str:
+    """A user-given file or folder (absolute, relative to `cwd`, or to the repo) as repo-relative."""
+    here = cwd or Path.cwd()
+    if not Path(target).is_absolute() and not (here / target).exists():
+        target = str(index.root / target)
+    return index.relpath(target)
+
+
+def outline(index: Index, target: str = ".", cwd: Path | None = None) -> Json:
+    """A file's nested symbols, or a folder's files with their top-level symbols.
+
+    Raises:
+        SymscopeError: the path is outside the repo, missing, or a file that was not indexed.
+    """
+    rel = resolve_target(index, target, cwd)
+    record = index.file(rel) if rel else None
+    if record is not None:
+        return {"path": rel, "language": record.language, "tokens": record.tokens,
+                "symbols": [outline_node_json(n) for n in index.outline(rel)]}
+    if (index.root / rel).is_file():
+        raise SymscopeError(f"{rel} is not indexed (run `symscope index` to see why it was skipped)")
+    files = index.repo_outline(rel)
+    return {"path": rel or ".", "tokens": sum(f.file.tokens for f in files), "files": [
+        {"path": f.file.path, "language": f.file.language, "tokens": f.file.tokens,
+         "symbols": [symbol_json(s) for s in f.symbols]} for f in files
+    ]}
+
+
+def refs(index: Index, symbol_id: str, limit: int = 200) -> Json:
+    """The symbols that mention a symbol's name, each with the line of the first mention."""
+    target = index.symbol(symbol_id)
+    return {"id": target.id, "references": [
+        {**symbol_json(r.symbol), "line": r.line} for r in index.references(target, limit)
+    ]}
+
+
+def stats(index: Index) -> Json:
+    """Files, symbols, tokens, languages and kinds of an index, and where it lives."""
+    st = index.stats()
+    return {
+        "root": st.root, "index": st.index_path, "index_bytes": st.index_bytes,
+        "files": st.files, "symbols": st.symbols, "tokens": st.tokens,
+        "skipped": st.skipped,
+        "languages": {k: {"files": n, "tokens": t} for k, (n, t) in st.languages.items()},
+        "kinds": st.kinds,
+    }
+
+
+def languages() -> Json:
+    """Every supported language with its extensions and the kinds its query can produce."""
+    from symscope.core.languages import all_languages
+    from symscope.core.models import SYMBOL_KINDS
+
+    out = []
+    for spec in sorted(all_languages().values(), key=lambda s: s.name):
+        captured = set(_DEFINITION.findall(spec.query_source()))
+        out.append({"name": spec.name, "extensions": list(spec.extensions),
+                    "kinds": [k for k in SYMBOL_KINDS if k in captured]})
+    return {"languages": out}
+
+
+_DEFINITION = re.compile(r"@definition\.(\w+)")
