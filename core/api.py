@@ -201,11 +201,13 @@ def stats(index: Index) -> Json:
 def languages() -> Json:
     """Every supported language with its extensions and the kinds its query can produce."""
     from symscope.core.languages import all_languages
-    from symscope.core.models import SYMBOL_KINDS
+    from symscope.core.models import CONTAINER_KINDS, SYMBOL_KINDS
 
     out = []
     for spec in sorted(all_languages().values(), key=lambda s: s.name):
         captured = set(_DEFINITION.findall(spec.query_source()))
+        if "function" in captured and captured & CONTAINER_KINDS:
+            captured.add("method")  # the extractor names a function inside a type a method
         out.append({"name": spec.name, "extensions": list(spec.extensions),
                     "kinds": [k for k in SYMBOL_KINDS if k in captured]})
     return {"languages": out}

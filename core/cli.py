@@ -1,8 +1,8 @@
 """The `symscope` subcommands: a thin, script-friendly layer over `symscope.core.api`.
 
 Each prints text or, with `--json`, one JSON object. Bad input is one line on
-stderr and a non-zero exit, never a traceback. `symscope [PATH]` (the UI) is
-`symscope.tui.launch`'s job: the engine never imports the UI.
+stderr and a non-zero exit, never a traceback. `symscope [PATH]` (the UI) is the
+UI package's launcher's job: the engine never imports the UI.
 """
 
 from __future__ import annotations
