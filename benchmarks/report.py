@@ -65,7 +65,7 @@ def render_markdown(results: dict[str, Any]) -> str:
     L: list[str] = []
     L += ["# symscope benchmarks", ""]
     L += [
-        "Reproduces the token-efficiency study (`/work/shared/corpora.md`) with symscope as the "
+        "Reproduces the token-efficiency study (`shared/corpora.md`) with symscope as the "
         "AST system, and adds a retrieval-quality check and the study's unrun 2" + TIMES + "2 controls. "
         "Every table below comes from one run of the command shown. Token counts are exact "
         "cl100k_base counts (tiktoken, offline copy).",

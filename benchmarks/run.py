@@ -579,7 +579,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"benchmarks: {exc}", file=sys.stderr)
         return 2
 
-    command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    given = list(argv if argv is not None else sys.argv[1:])
+    # Recorded for results.md without this machine's paths: the corpora folder is an argument.
+    shown = ["CORPORA_DIR" if a == args.corpora else a for a in given]
+    command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in shown)
     meta: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": command,

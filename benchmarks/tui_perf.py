@@ -1,6 +1,6 @@
 """TUI responsiveness on a real corpus, driven with Textual's Pilot.
 
-    python -m benchmarks.tui_perf [REPO]   (default: /work/corpora/fastapi)
+    python -m benchmarks.tui_perf [REPO]   (default: $SYMSCOPE_CORPORA/fastapi)
 
 Prints two figures, with a warm index (built first if missing):
 
@@ -18,12 +18,14 @@ PROCESS_START = time.perf_counter()
 
 import argparse  # noqa: E402  (timed from before the imports, like a user's launch)
 import asyncio  # noqa: E402
+import os  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-DEFAULT_REPO = Path("/work/corpora/fastapi")
+#: Where the corpora live when no REPO is given (see benchmarks/README or corpora.md).
+CORPORA_ENV = "SYMSCOPE_CORPORA"
 QUERIES = ("dependency injection", "oauth2 password bearer", "APIRouter include", "validation error")
 SIZE = (160, 48)
 
@@ -86,10 +88,14 @@ async def _search_latency(repo: Path, index_dir: str | None) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repo", nargs="?", default=str(DEFAULT_REPO))
+    default = os.environ.get(CORPORA_ENV)
+    parser.add_argument("repo", nargs="?", default=str(Path(default) / "fastapi") if default else None,
+                        help=f"the repo to open (default: ${CORPORA_ENV}/fastapi)")
     parser.add_argument("--index-dir", default=None)
     parser.add_argument("--first-screen-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.repo is None:
+        parser.error(f"give REPO, or set {CORPORA_ENV} to the folder holding fastapi/")
     repo = Path(args.repo)
     if not repo.is_dir():
         print(f"no such repo: {repo}", file=sys.stderr)

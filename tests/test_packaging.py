@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tomllib
@@ -96,3 +97,19 @@ def test_token_encoding_is_offline(monkeypatch) -> None:  # type: ignore[no-unty
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "2"
+
+
+def test_no_machine_paths_in_the_project() -> None:
+    """Corpus and cache locations come from arguments or environment variables, never this machine."""
+    root = Path(__file__).resolve().parents[1]
+    tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True)
+    pattern = re.compile(r"(?<![\w.])/(work|home|root|Users)/\w")
+    hits = []
+    for rel in tracked.stdout.splitlines():
+        path = root / rel
+        if rel.startswith("tests/fixtures/") or not path.is_file() or path.suffix in (".svg", ".png"):
+            continue
+        text = path.read_text("utf-8", "replace")
+        hits += [f"{rel}:{n}" for n, line in enumerate(text.splitlines(), 1)
+                 if pattern.search(line) and "test_no_machine_paths" not in line]
+    assert hits == []
