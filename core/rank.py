@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import stat
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -65,54 +66,67 @@ class BM25Builder:
     def build(self, order: Sequence[str], k1: float = K1, b: float = B) -> SparseBM25:
         """The ranker over the documents named in `order` (document i is `order[i]`).
 
-        A key in `order` that was never added is an empty document.
+        A key in `order` that was never added is an empty document; one added but
+        not in `order` is left out. Pairs stay where they were stored: each only
+        learns its document number, so no copy of the whole corpus is made.
         """
         ranker = SparseBM25((), k1=k1, b=b)
         n = len(order)
         ranker.corpus_size = n
         if n == 0:
             return ranker
+        position = {key: i for i, key in enumerate(order)}
+        live = sorted(
+            (start, end, position[key]) for key, (start, end, _) in self._spans.items() if key in position
+        )
+        starts = np.fromiter((s[0] for s in live), dtype=np.int64, count=len(live))
+        ends = np.fromiter((s[1] for s in live), dtype=np.int64, count=len(live))
+        docs = np.fromiter((s[2] for s in live), dtype=np.int32, count=len(live))
+        counts = ends - starts
         term_ids = np.frombuffer(self._term_ids, dtype=np.int32) if self._term_ids else np.zeros(0, np.int32)
         freqs = np.frombuffer(self._freqs, dtype=np.int32) if self._freqs else np.zeros(0, np.int32)
-        empty = (0, 0, 0)
-        spans = [self._spans.get(key, empty) for key in order]
-        starts = np.fromiter((s[0] for s in spans), dtype=np.int64, count=n)
-        ends = np.fromiter((s[1] for s in spans), dtype=np.int64, count=n)
-        doc_len = np.fromiter((s[2] for s in spans), dtype=np.float64, count=n)
-        counts = ends - starts
-        # Gather every chosen document's pairs, in `order`.
-        offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
-        picked = np.arange(int(counts.sum()), dtype=np.int64) + offsets
-        terms = term_ids[picked]
-        tf = freqs[picked].astype(np.float64)
-        doc_ids = np.repeat(np.arange(n, dtype=np.int32), counts)
-        # Renumber the terms these documents use, in first-seen order (stable vocab ids).
-        used, first = np.unique(terms, return_index=True)
-        used = used[np.argsort(first, kind="stable")]
-        remap = np.full(len(self.vocab), -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        terms = remap[terms]
-        names = list(self.vocab)
-        ranker.vocab = {names[old]: new for new, old in enumerate(used.tolist())}
-        df = np.bincount(terms, minlength=len(used)).astype(np.float64)
-        ranker.avgdl = float(doc_len.sum() / n)
-        idf = okapi_idf(df, n)
-        norm = k1 * (1 - b + b * doc_len[doc_ids] / (ranker.avgdl or 1.0))
-        weights = idf[terms] * tf * (k1 + 1) / (tf + norm)
-        order_idx = np.argsort(terms, kind="stable")
-        ranker.indptr = np.concatenate(([0], np.cumsum(df.astype(np.int64)))).astype(np.int64)
-        ranker.postings = doc_ids[order_idx]
-        ranker.weights = weights[order_idx].astype(np.float32)
+        if int(counts.sum()) != len(term_ids):
+            # Some stored documents were replaced or are not wanted: keep only the live pairs.
+            keep = np.zeros(len(term_ids), dtype=bool)
+            for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+                keep[start:end] = True
+            term_ids, freqs = term_ids[keep], freqs[keep]
+        doc_ids = np.repeat(docs, counts)
+        doc_len = np.zeros(n, dtype=np.float32)
+        doc_len[docs] = np.fromiter(
+            (self._spans[order[d]][2] for d in docs.tolist()), dtype=np.float32, count=len(docs)
+        )
+        df = np.bincount(term_ids, minlength=len(self.vocab))
+        ranker.vocab = dict(self.vocab)
+        ranker.avgdl = float(doc_len.sum(dtype=np.float64) / n)
+        idf = okapi_idf(df.astype(np.float64), n).astype(np.float32)
+        tf = freqs.astype(np.float32)
+        norm = doc_len[doc_ids]
+        norm *= np.float32(k1 * b / (ranker.avgdl or 1.0))
+        norm += np.float32(k1 * (1 - b))
+        norm += tf
+        weights = idf[term_ids] * tf
+        weights *= np.float32(k1 + 1)
+        weights /= norm
+        del norm, tf
+        by_term = np.argsort(term_ids, kind="stable")
+        ranker.indptr = np.concatenate(([0], np.cumsum(df))).astype(np.int64)
+        ranker.postings = doc_ids[by_term]
+        ranker.weights = weights[by_term]
         return ranker
 
 
 def okapi_idf(df: NDArray[np.float64], corpus_size: int, epsilon: float = EPSILON) -> NDArray[np.float64]:
-    """BM25Okapi's IDF per term from its document frequency, with the floor for common terms."""
-    if df.size == 0:
-        return df
+    """BM25Okapi's IDF per term from its document frequency, with the floor for common terms.
+
+    Terms in no document (df 0) get 0 and do not count towards the average.
+    """
+    used = df > 0
+    if not used.any():
+        return np.zeros_like(df)
     idf = np.log(corpus_size - df + 0.5) - np.log(df + 0.5)
-    floor = epsilon * float(idf.mean())
-    return np.where(idf < 0, floor, idf)
+    floor = epsilon * float(idf[used].mean())
+    return np.where(used, np.where(idf < 0, floor, idf), 0.0)
 
 
 class SparseBM25:
@@ -162,18 +176,38 @@ class SparseBM25:
 
 
 def save_ranker(path: Path, generation: int, payload: object) -> None:
-    """Persist search structures atomically next to the index (write, then rename), mode 600."""
+    """Persist search structures atomically next to the index (write, then rename), mode 600.
+
+    The index holds the repo's code, so the pickle is private; a `rank.tmp`
+    left looser by an older version or a crash is tightened before it is written.
+    """
     tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        pickle.dump((RANKER_VERSION, generation, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
-    tmp.replace(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o600)  # O_CREAT keeps an existing file's mode
+        with os.fdopen(fd, "wb") as fh:
+            fd = -1
+            pickle.dump((RANKER_VERSION, generation, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def load_ranker(path: Path, generation: int) -> object | None:
-    """The persisted structures, or None when missing, stale or unreadable (then rebuild)."""
+    """The persisted structures, or None when missing, stale, unreadable or unsafe (then rebuild).
+
+    Unpickling runs code, so a pickle someone else owns or could have written
+    (group- or world-writable) is never loaded: it is rebuilt instead.
+    """
     try:
         with path.open("rb") as fh:
+            if not _private(os.fstat(fh.fileno())):
+                return None
             version, gen, payload = pickle.load(fh)
     except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
@@ -181,6 +215,12 @@ def load_ranker(path: Path, generation: int) -> object | None:
         return None
     result: object = payload
     return result
+
+
+def _private(st: os.stat_result) -> bool:
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+        return False
+    return not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
 
 
 __all__ = ["BM25Builder", "SparseBM25", "load_ranker", "okapi_idf", "save_ranker"]

@@ -139,3 +139,28 @@ def test_sparse_scores_equal_rank_bm25(repo: Index) -> None:
     for query in (["send", "file"], ["pars", "query", "string"], ["slugify"], ["nothing"]):
         assert list(ours.get_scores(query)) == pytest.approx(list(ref.get_scores(query)), rel=1e-5, abs=1e-5)
     assert list(SparseBM25([]).get_scores(["x"])) == []
+
+
+def test_builder_in_any_order_with_replaced_documents_scores_like_rank_bm25() -> None:
+    """The indexer adds documents as parser processes finish, replaces re-parsed ones and
+    may hold some that are no longer wanted: the built ranker still scores exactly."""
+    import random
+
+    from rank_bm25 import BM25Okapi
+
+    from symscope.core.rank import BM25Builder
+
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    docs = [[rng.choice(words[: rng.randint(1, 40)]) for _ in range(rng.randint(0, 25))] for _ in range(120)]
+    builder = BM25Builder()
+    for i in range(len(docs)):
+        builder.add(str(i), ["stale", "terms"])
+    for i in reversed(range(len(docs))):
+        builder.add(str(i), docs[i])
+    builder.add("gone", ["w1"] * 9)
+    ours = builder.build([str(i) for i in range(len(docs))])
+    ref = BM25Okapi(docs, k1=ours.k1, b=ours.b)
+    for query in (["w1", "w2"], ["w0"], ["w39", "w3", "w3"], ["stale"], ["nothing"]):
+        assert list(ours.get_scores(query)) == pytest.approx(list(ref.get_scores(query)), rel=1e-5, abs=1e-5)
+    assert list(ours.documents_with("w0")) == sorted(i for i, d in enumerate(docs) if "w0" in d)
