@@ -19,7 +19,7 @@ from symscope.core.errors import BadQueryError, SymscopeError
 from symscope.core.models import SYMBOL_KINDS
 from symscope.core.sanitize import for_terminal
 
-COMMANDS = ("index", "search", "show", "outline", "stats", "refs", "languages")
+COMMANDS = ("index", "search", "show", "outline", "stats", "refs", "languages", "mcp")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", metavar="PATH", default=".")
 
     sub.add_parser("languages", parents=[common], help="supported languages, extensions and kinds")
+
+    p = sub.add_parser("mcp", parents=[common], help="serve the index to coding agents over MCP (stdio)")
+    p.add_argument("--repo", metavar="PATH", default=".")
     return parser
 
 
@@ -146,6 +149,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "stats": _cmd_stats,
         "refs": _cmd_refs,
         "languages": _cmd_languages,
+        "mcp": _cmd_mcp,
     }[args.command]
     return handler(args)
 
@@ -278,6 +282,16 @@ def _cmd_languages(args: argparse.Namespace) -> int:
     for lang in data["languages"]:
         _out(f"{lang['name']:<12} {' '.join(lang['extensions']):<32} {', '.join(lang['kinds'])}")
     return 0
+
+
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from symscope.core.mcp_server import serve
+    except ImportError as exc:
+        raise SymscopeError(
+            f"the MCP server needs the `mcp` extra ({exc.name} is missing): pip install 'symscope[mcp]'"
+        ) from None
+    return serve(args.repo, args.index_dir)
 
 
 if __name__ == "__main__":  # pragma: no cover
