@@ -22,6 +22,7 @@ from symscope.core.query import parse_query
 from symscope.core.sanitize import dumps
 
 if TYPE_CHECKING:
+    from symscope.core.deps import Dependency
     from symscope.core.index import Index
     from symscope.core.models import IndexReport, OutlineNode
 
@@ -179,10 +180,47 @@ def outline(index: Index, target: str = ".", cwd: Path | None = None) -> Json:
 
 
 def refs(index: Index, symbol_id: str, limit: int = 200) -> Json:
-    """The symbols that mention a symbol's name, each with the line of the first mention."""
+    """The symbols that use a symbol, each with the line of the first use.
+
+    Name-based candidates, minus those whose every mention resolves (by receiver
+    or import) to another symbol (`core/deps.py`).
+    """
     target = index.symbol(symbol_id)
     return {"id": target.id, "references": [
-        {**symbol_json(r.symbol), "line": r.line} for r in index.references(target, limit)
+        {**symbol_json(r.symbol), "line": r.line} for r in index.deps.callers(target, limit)
+    ]}
+
+
+#: How deep `deps` may follow uses (each level multiplies the work).
+MAX_DEPTH = 5
+
+
+def dependency_json(dep: Dependency) -> Json:
+    s = dep.symbol
+    return {"id": s.id, "name": s.name, "qualname": s.qualname, "kind": s.kind, "language": s.language,
+            "path": s.path, "start_line": s.start_line, "end_line": s.end_line, "tokens": s.tokens,
+            "distance": dep.distance, "ambiguous": dep.ambiguous}
+
+
+def deps(index: Index, symbol_id: str, depth: int = 1) -> Json:
+    """What a symbol uses, to `depth`, nearest first, with tokens; the symbol itself is never listed."""
+    if not 1 <= depth <= MAX_DEPTH:
+        raise BadQueryError(f"--depth must be between 1 and {MAX_DEPTH}")
+    target = index.symbol(symbol_id)
+    found = index.deps.closure(target, depth)
+    return {"id": target.id, "depth": depth, "deps": [dependency_json(d) for d in found],
+            "tokens": sum(d.symbol.tokens for d in found)}
+
+
+def importers(index: Index, target: str, cwd: Path | None = None) -> Json:
+    """The files that import a file, folder or module, with their symbols that use it."""
+    try:
+        rel = resolve_target(index, target, cwd)
+    except SymscopeError:
+        rel = target  # a module name as written in imports (`fastapi.routing`, `./view`)
+    return {"target": rel or ".", "importers": [
+        {"path": i.path, "module": i.module, "line": i.line, "symbols": [s.id for s in i.symbols]}
+        for i in index.deps.importers(rel)
     ]}
 
 

@@ -19,7 +19,7 @@ from symscope.core.errors import BadQueryError, SymscopeError
 from symscope.core.models import SYMBOL_KINDS
 from symscope.core.sanitize import for_terminal
 
-COMMANDS = ("index", "search", "show", "outline", "stats", "refs", "languages", "mcp")
+COMMANDS = ("index", "search", "show", "outline", "stats", "refs", "deps", "importers", "languages", "mcp")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -85,8 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", metavar="FILE_OR_DIR", nargs="?", default=".")
     p.add_argument("--repo", metavar="PATH", default=".")
 
-    p = sub.add_parser("refs", parents=[common], help="symbols that mention a symbol's name")
+    p = sub.add_parser("refs", parents=[common], help="symbols that use a symbol, with the line of the use")
     p.add_argument("id", metavar="ID")
+    p.add_argument("--repo", metavar="PATH", default=".")
+
+    p = sub.add_parser("deps", parents=[common], help="what a symbol uses, nearest first, with tokens")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--repo", metavar="PATH", default=".")
+    p.add_argument("--depth", type=int, default=1, metavar="N", help="follow uses N levels deep (1-5)")
+
+    p = sub.add_parser("importers", parents=[common], help="files that import a file or module")
+    p.add_argument("target", metavar="PATH")
     p.add_argument("--repo", metavar="PATH", default=".")
 
     p = sub.add_parser("stats", parents=[common], help="files, symbols, tokens and languages")
@@ -148,6 +157,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         "outline": _cmd_outline,
         "stats": _cmd_stats,
         "refs": _cmd_refs,
+        "deps": _cmd_deps,
+        "importers": _cmd_importers,
         "languages": _cmd_languages,
         "mcp": _cmd_mcp,
     }[args.command]
@@ -256,6 +267,35 @@ def _cmd_refs(args: argparse.Namespace) -> int:
     _out(f"{len(data['references'])} symbols mention {name!r}")
     for r in data["references"]:
         _out(f"  {r['kind']:<9} {r['qualname']}  {r['path']}:{r['line']}")
+    return 0
+
+
+def _cmd_deps(args: argparse.Namespace) -> int:
+    with api.open_index(args.repo, args.index_dir) as index:
+        data = api.deps(index, args.id, args.depth)
+    if args.json:
+        _emit(data)
+        return 0
+    _out(f"{data['id']} uses {len(data['deps'])} symbols ({data['tokens']} tokens), depth {data['depth']}")
+    for d in data["deps"]:
+        mark = "  (ambiguous)" if d["ambiguous"] else ""
+        _out(f"  {d['distance']}  {d['kind']:<9} {d['qualname']}  {d['path']}:{d['start_line']}  "
+             f"{d['tokens']} tok{mark}")
+        _out(f"     id: {d['id']}")
+    return 0
+
+
+def _cmd_importers(args: argparse.Namespace) -> int:
+    with api.open_index(args.repo, args.index_dir) as index:
+        data = api.importers(index, args.target)
+    if args.json:
+        _emit(data)
+        return 0
+    _out(f"{len(data['importers'])} files import {data['target']}")
+    for i in data["importers"]:
+        _out(f"  {i['path']}:{i['line']}  ({i['module']})")
+        for sym_id in i["symbols"]:
+            _out(f"    used by {sym_id}")
     return 0
 
 

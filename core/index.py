@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from symscope.core.errors import (
     IndexCorruptError,
@@ -45,6 +46,9 @@ from symscope.core.models import (
 from symscope.core.searcher import Searcher
 from symscope.core.store import Store
 
+if TYPE_CHECKING:
+    from symscope.core.deps import Dependencies
+
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
 __all__ = ["INDEX_DIR_ENV", "MAX_FILE_BYTES", "Index", "default_index_dir"]
@@ -71,6 +75,7 @@ class Index:
         self.index_dir = index_dir
         self.store = store
         self.searcher = Searcher(store, index_dir / "rank.pickle")
+        self._deps: Dependencies | None = None
 
     @classmethod
     def open(
@@ -339,6 +344,15 @@ class Index:
                 if len(out) >= limit:
                     return sorted(out, key=lambda r: (r.symbol.path, r.line))
         return sorted(out, key=lambda r: (r.symbol.path, r.line))
+
+    @property
+    def deps(self) -> Dependencies:
+        """Uses, callers and importers of this index's symbols (`core/deps.py`)."""
+        if self._deps is None:
+            from symscope.core.deps import Dependencies  # parses on demand: only its users pay
+
+            self._deps = Dependencies(self)
+        return self._deps
 
     def outline(self, path: str) -> list[OutlineNode]:
         """A file's symbols as a tree (class -> methods)."""
