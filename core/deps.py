@@ -66,6 +66,8 @@ class Use:
     line: int
     call: bool
     """Followed by `(` (a call or constructor), or `{` (a composite literal)."""
+    member: bool = False
+    """Followed by `.`/`::`/`->`: the receiver of the next name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +276,7 @@ class Dependencies:
                 _qualifier(data, n.start_byte),
                 n.start_point.row + 1,
                 _followed_by_call(data, n.end_byte),
+                _followed_by_member(data, n.end_byte),
             ))
         return uses
 
@@ -288,8 +291,12 @@ class Dependencies:
             return cached
         resolve = self._resolver(sym)
         out: dict[str, tuple[Symbol, bool, int]] = {}
-        for use in self.scan(sym):
-            found = resolve(use)
+        scanned = self.scan(sym)
+        resolved = [resolve(use) for use in scanned]
+        for i, (use, found) in enumerate(zip(scanned, resolved, strict=True)):
+            nxt = i + 1
+            if use.member and nxt < len(scanned) and scanned[nxt].qualifier == use.name and resolved[nxt]:
+                continue  # `Limits.max()` uses Limits.max, not the whole class Limits
             ambiguous = len(found) > 1
             for cand in found:
                 if cand.id not in out:
@@ -516,6 +523,14 @@ def _qualifier(data: bytes, start: int) -> str | None:
     if not word or not _IDENT.fullmatch(word):
         return "?"
     return word.decode("ascii")
+
+
+def _followed_by_member(data: bytes, end: int) -> bool:
+    i = end
+    while i < len(data) and data[i] in _SPACE:
+        i += 1
+    nxt = data[i : i + 2]
+    return nxt[:1] == b"." or nxt in (b"::", b"->", b"?.")
 
 
 def _followed_by_call(data: bytes, end: int) -> bool:
