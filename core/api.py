@@ -35,14 +35,29 @@ def emit(obj: Any) -> str:
 
 
 def open_index(
-    repo: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None, *, ensure: bool = True
+    repo: str | os.PathLike[str],
+    index_dir: str | os.PathLike[str] | None = None,
+    *,
+    ensure: bool = True,
+    max_files: int | None = None,
+    allow_any_root: bool = False,
 ) -> Index:
-    """Open a repo's index; with `ensure`, build it first if it was never built."""
+    """Open a repo's index; with `ensure`, build it first if it was never built.
+
+    `max_files` and `allow_any_root` apply to that first build (see `Index.update`).
+    """
     from symscope.core.index import Index  # on first use: parser processes never load numpy for it
 
     index = Index.open(repo, index_dir)
-    if ensure and not index.is_built:
-        index.update()
+    if ensure and not index.is_built and not index.store.read_only:
+        try:
+            if max_files is None:
+                index.update(allow_any_root=allow_any_root)
+            else:
+                index.update(max_files=max_files, allow_any_root=allow_any_root)
+        except BaseException:
+            index.close()
+            raise
     return index
 
 

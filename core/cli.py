@@ -12,12 +12,15 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from symscope.core import api
 from symscope.core.errors import BadQueryError, SymscopeError
 from symscope.core.models import SYMBOL_KINDS
 from symscope.core.sanitize import for_terminal
+
+if TYPE_CHECKING:
+    from symscope.core.index import Index
 
 COMMANDS = ("index", "search", "show", "outline", "stats", "refs", "deps", "importers", "languages", "mcp")
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
@@ -54,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--index-dir", metavar="DIR", help="store this repo's index in DIR "
                         "(default: a per-repo folder under the user cache dir, or $SYMSCOPE_INDEX_DIR)")
     common.add_argument("--json", action="store_true", help="print one JSON object")
+    common.add_argument("--max-files", type=int, default=None, metavar="N",
+                        help="stop indexing past N indexable files (default 200000)")
+    common.add_argument("--allow-any-root", action="store_true",
+                        help="index even the filesystem root or your home folder itself")
 
     parser = _Parser(
         prog="symscope",
@@ -174,11 +181,18 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(api.emit(obj))
 
 
+def _open(args: argparse.Namespace) -> Index:
+    return api.open_index(args.repo, args.index_dir, max_files=args.max_files,
+                          allow_any_root=args.allow_any_root)
+
+
 def _cmd_index(args: argparse.Namespace) -> int:
     from symscope.core.index import Index
 
     with Index.open(args.path, args.index_dir, discard_corrupt=args.rebuild) as index:
-        kwargs: dict[str, Any] = {"rebuild": args.rebuild}
+        kwargs: dict[str, Any] = {"rebuild": args.rebuild, "allow_any_root": args.allow_any_root}
+        if args.max_files is not None:
+            kwargs["max_files"] = args.max_files
         if args.max_file_bytes is not None:
             kwargs["max_file_bytes"] = args.max_file_bytes
         data = api.report_json(index, index.update(**kwargs))
@@ -206,7 +220,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         return fail("empty query: give one or more words to search for", EXIT_USAGE)
     if args.limit < 1:
         return fail("--limit must be at least 1", EXIT_USAGE)
-    with api.open_index(args.repo, args.index_dir) as index:
+    with _open(args) as index:
         data = api.search(index, args.query, args.limit, args.kind, args.lang, args.path)
     if args.json:
         _emit(data)
@@ -224,7 +238,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    with api.open_index(args.repo, args.index_dir) as index:
+    with _open(args) as index:
         data = api.show(index, args.id)
     if args.json:
         _emit(data)
@@ -242,7 +256,7 @@ def _print_outline(nodes: list[dict[str, Any]], depth: int = 0) -> None:
 
 
 def _cmd_outline(args: argparse.Namespace) -> int:
-    with api.open_index(args.repo, args.index_dir) as index:
+    with _open(args) as index:
         data = api.outline(index, args.target)
     if args.json:
         _emit(data)
@@ -258,7 +272,7 @@ def _cmd_outline(args: argparse.Namespace) -> int:
 
 
 def _cmd_refs(args: argparse.Namespace) -> int:
-    with api.open_index(args.repo, args.index_dir) as index:
+    with _open(args) as index:
         data = api.refs(index, args.id)
         name = index.symbol(args.id).name
     if args.json:
@@ -271,7 +285,7 @@ def _cmd_refs(args: argparse.Namespace) -> int:
 
 
 def _cmd_deps(args: argparse.Namespace) -> int:
-    with api.open_index(args.repo, args.index_dir) as index:
+    with _open(args) as index:
         data = api.deps(index, args.id, args.depth)
     if args.json:
         _emit(data)
@@ -286,7 +300,7 @@ def _cmd_deps(args: argparse.Namespace) -> int:
 
 
 def _cmd_importers(args: argparse.Namespace) -> int:
-    with api.open_index(args.repo, args.index_dir) as index:
+    with _open(args) as index:
         data = api.importers(index, args.target)
     if args.json:
         _emit(data)
@@ -300,7 +314,7 @@ def _cmd_importers(args: argparse.Namespace) -> int:
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
-    with api.open_index(args.repo, args.index_dir) as index:
+    with _open(args) as index:
         data = api.stats(index)
     if args.json:
         _emit(data)
@@ -331,7 +345,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         raise SymscopeError(
             f"the MCP server needs the `mcp` extra ({exc.name} is missing): pip install 'symscope[mcp]'"
         ) from None
-    return serve(args.repo, args.index_dir)
+    return int(serve(args.repo, args.index_dir))
 
 
 if __name__ == "__main__":  # pragma: no cover

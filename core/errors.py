@@ -11,8 +11,39 @@ class NotARepoError(SymscopeError):
     """The path does not exist or is not a directory."""
 
 
+class UnsafeRootError(SymscopeError):
+    """The path is the filesystem root or the home folder itself: almost surely a mistake."""
+
+
+class TooManyFilesError(SymscopeError):
+    """The walk found more indexable files than the limit: probably not one repository."""
+
+
 class IndexCorruptError(SymscopeError):
     """The SQLite index cannot be read; it should be rebuilt."""
+
+
+class IndexAccessError(SymscopeError):
+    """The index is intact but cannot be used as asked right now (full disk, read-only, busy).
+
+    Never a reason to set the index aside: rebuilding would not help.
+    """
+
+
+class IndexFullError(IndexAccessError):
+    """The disk (or the database's size limit) is full, so the index cannot be written."""
+
+
+class IndexReadOnlyError(IndexAccessError):
+    """The index is on a read-only file system (or opened read-only), so it cannot be written."""
+
+
+class IndexPermissionError(IndexAccessError):
+    """The operating system denies access to the index folder or its files."""
+
+
+class IndexBusyError(IndexAccessError):
+    """Another process holds the index's write lock."""
 
 
 class UnknownSymbolError(SymscopeError):

@@ -27,7 +27,7 @@ from symscope.core.errors import (
 )
 from symscope.core.files import read_current, read_repo_file
 from symscope.core.hashing import content_hash
-from symscope.core.indexer import MAX_FILE_BYTES, Indexer
+from symscope.core.indexer import MAX_FILE_BYTES, MAX_FILES, Indexer
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import (
     FileOutline,
@@ -44,7 +44,7 @@ from symscope.core.models import (
     Symbol,
 )
 from symscope.core.searcher import Searcher
-from symscope.core.store import Store
+from symscope.core.store import Store, intact
 
 if TYPE_CHECKING:
     from symscope.core.deps import Dependencies
@@ -107,8 +107,8 @@ class Index:
         try:
             store = Store(db)
         except IndexCorruptError:
-            if not discard_corrupt or not db.exists():
-                raise
+            if not discard_corrupt or not db.exists() or intact(db):
+                raise  # never set aside an index that opens and passes PRAGMA quick_check
             # The index is a cache of the repo: keep the broken file for inspection, start over.
             db.replace(db.with_name("index.sqlite.corrupt"))
             for extra in ("index.sqlite-wal", "index.sqlite-shm", "rank.pickle"):
@@ -148,6 +148,8 @@ class Index:
         processes: int | None = None,
         max_file_bytes: int = MAX_FILE_BYTES,
         rebuild: bool = False,
+        max_files: int | None = MAX_FILES,
+        allow_any_root: bool = False,
     ) -> IndexReport:
         """Bring the index up to date, parsing only files whose content changed.
 
@@ -158,9 +160,11 @@ class Index:
             processes: Parser processes; default uses every core when there is enough work.
             max_file_bytes: Larger files are skipped and reported.
             rebuild: Re-parse every file even if unchanged.
+            max_files: Stop (TooManyFilesError) past this many indexable files; None: no limit.
+            allow_any_root: Index even the filesystem root or the home folder itself.
         """
         report, counted = Indexer(self.root, self.store).update(
-            progress, cancelled, processes, max_file_bytes, rebuild
+            progress, cancelled, processes, max_file_bytes, rebuild, max_files, allow_any_root
         )
         if counted is not None or not self.ranker_path.exists():
             self.searcher.rebuild(counted)  # now, so the next search starts fast

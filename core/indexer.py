@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from symscope.core.walk import SourceFile
     from symscope.core.workers import ParserPool
 
-#: Default size limit (mirrors walk.MAX_FILE_BYTES, which is imported only to index).
+#: Default limits (mirror walk.MAX_FILE_BYTES and walk.MAX_FILES: walk is imported only to index).
 MAX_FILE_BYTES = 1_000_000
+MAX_FILES = 200_000
 #: Files to parse before a process pool pays for itself.
 POOL_THRESHOLD = 48
 #: Parsed files per write transaction.
@@ -86,6 +87,8 @@ class Indexer:
         processes: int | None = None,
         max_file_bytes: int = MAX_FILE_BYTES,
         rebuild: bool = False,
+        max_files: int | None = MAX_FILES,
+        allow_any_root: bool = False,
     ) -> tuple[IndexReport, BM25Builder | None]:
         """Index what changed; returns the report and, if anything changed, the counted terms.
 
@@ -93,8 +96,12 @@ class Indexer:
         counted while the parser processes were busy) let the caller rebuild the
         search data without reading those symbols back.
         """
-        from symscope.core.walk import walk  # only indexing needs pathspec
+        from symscope.core.walk import check_root, walk  # only indexing needs pathspec
 
+        check_root(self.root, allow=allow_any_root)
+        self.store.check_writable()  # a read-only index fails here, before any work
+        if rebuild:
+            self.store.repair_schema()
         started = time.perf_counter()
         fingerprint = extractor_fingerprint()
         if self.store.get_meta("fingerprint") != fingerprint:
@@ -107,7 +114,8 @@ class Indexer:
 
             early = EarlyPool(workers, POOL_THRESHOLD)
         try:
-            found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None)
+            found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None,
+                         max_files=max_files)
             to_parse: list[SourceFile] = []
             unchanged = 0
             for f in found.files:
@@ -173,7 +181,7 @@ class Indexer:
         for f in files:
             if cancelled is not None and cancelled():
                 return
-            yield ingest(f.path, f.abspath, f.mtime_ns, f.language.name)
+            yield ingest(f.path, f.abspath, f.mtime_ns, f.language.name, root=str(self.root))
 
 
 class _Run:

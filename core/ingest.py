@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+from symscope.core.files import UnsafeFileError, read_file_inside
 from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
 from symscope.core.models import FileRecord, FileResult, Symbol
@@ -36,11 +39,26 @@ def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]
     ]
 
 
-def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
-    """Read, check, parse and measure one file. Never raises for bad content."""
+def ingest(path: str, abspath: str, mtime_ns: int, language: str, root: str | None = None) -> FileResult:
+    """Read, check, parse and measure one file. Never raises for bad content.
+
+    The file is read through `files.read_file_inside`: one swapped for a symlink,
+    a FIFO or anything outside the repo since the walk is skipped as `unsafe: ...`.
+
+    Args:
+        path: Repo-relative path with `/` separators.
+        abspath: The walk's path to it.
+        mtime_ns: Its mtime as the walk saw it.
+        language: The language's name.
+        root: The repo folder; by default, `abspath` minus `path`.
+    """
+    base = root if root is not None else repo_root_of(abspath, path)
+    if base is None:
+        return _skip(path, mtime_ns, "unsafe: is outside the repo")
     try:
-        with open(abspath, "rb") as fh:
-            data = fh.read()
+        data = read_file_inside(base, abspath, path)
+    except UnsafeFileError as exc:
+        return _skip(path, mtime_ns, f"unsafe: {exc.reason}")
     except OSError as exc:
         return _skip(path, mtime_ns, f"unreadable ({exc.strerror or exc})")
     problem = content_problem(data)
@@ -70,6 +88,14 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str) -> FileResult:
         terms = " ".join(symbol_terms(sym, raw, path_terms))
         extras.append((content_hash(raw.translate(None, _WHITESPACE)), terms))
     return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
+
+
+def repo_root_of(abspath: str, path: str) -> str | None:
+    """The repo folder `abspath` was found under, given its repo-relative `path` (None: it was not)."""
+    native = path.replace("/", os.sep)
+    if not abspath.endswith(os.sep + native):
+        return None
+    return abspath[: -len(native) - 1] or os.sep
 
 
 def _skip(path: str, mtime_ns: int, reason: str) -> FileResult:

@@ -119,13 +119,17 @@ class BM25Builder:
 def okapi_idf(df: NDArray[np.float64], corpus_size: int, epsilon: float = EPSILON) -> NDArray[np.float64]:
     """BM25Okapi's IDF per term from its document frequency, with the floor for common terms.
 
-    Terms in no document (df 0) get 0 and do not count towards the average.
+    Terms in no document (df 0) get 0 and do not count towards the average. Where
+    rank-bm25's floor would itself be negative (a repo of one or two symbols, where
+    every term is in half the documents), the floor is `epsilon`: every matching
+    symbol still scores above zero, so a tiny repo can be searched.
     """
     used = df > 0
     if not used.any():
         return np.zeros_like(df)
     idf = np.log(corpus_size - df + 0.5) - np.log(df + 0.5)
-    floor = epsilon * float(idf[used].mean())
+    average = float(idf[used].mean())
+    floor = epsilon * average if average > 0 else epsilon
     return np.where(used, np.where(idf < 0, floor, idf), 0.0)
 
 
@@ -165,6 +169,15 @@ class SparseBM25:
             lo, hi = self.indptr[idx], self.indptr[idx + 1]
             scores[self.postings[lo:hi]] += self.weights[lo:hi]
         return scores
+
+    def matches(self, query: Sequence[str]) -> NDArray[np.bool_]:
+        """Which documents contain at least one query term (even one BM25 weighs at zero)."""
+        hit = np.zeros(self.corpus_size, dtype=bool)
+        for term in query:
+            idx = self.vocab.get(term)
+            if idx is not None:
+                hit[self.postings[self.indptr[idx] : self.indptr[idx + 1]]] = True
+        return hit
 
     def documents_with(self, term: str) -> NDArray[np.int32]:
         """The documents that contain `term`, in ascending order (empty if none)."""

@@ -178,7 +178,9 @@ class Searcher:
         if not data.ids:
             return []
         scores = data.bm25.get_scores(terms)
-        mask = scores > 0
+        # A term in exactly half the symbols weighs zero in Okapi BM25 (tiny repos): a symbol
+        # holding a query word is still a result, ranked after those with weight.
+        mask = (scores > 0) | data.bm25.matches(terms)
         if kind:
             mask &= data.kinds == kind
         if language:

@@ -2,20 +2,36 @@
 
 WAL mode, schema version in `PRAGMA user_version`, every batch of writes in one
 transaction. An index is a cache of the repo: an older schema is rebuilt, an
-unreadable one is reported with a one-line hint to rebuild.
+unreadable one is reported with a one-line hint to rebuild. Every other failure
+says what it is (disk full, read-only, permission denied, busy), because
+rebuilding would not cure it; a read-only index (a read-only mount, a full
+disk) still opens read-only for searching.
+
+The index may hold secrets from the repo, so its folder is 0700 and its files 0600.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from symscope.core.errors import IndexCorruptError, SymscopeError
+from symscope.core.errors import (
+    IndexAccessError,
+    IndexBusyError,
+    IndexCorruptError,
+    IndexFullError,
+    IndexPermissionError,
+    IndexReadOnlyError,
+    SymscopeError,
+)
 from symscope.core.models import FileRecord, Import, SkippedFile, Symbol
 
 SCHEMA_VERSION = 1
@@ -73,37 +89,111 @@ def symbol_from_row(row: tuple[Any, ...]) -> Symbol:
     return Symbol(*row)
 
 
+#: Modes of the index folder and of every file in it: the index holds the repo's code.
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+#: Names this module and its neighbours keep in an index folder; a folder holding
+#: only these (or nothing) is ours to tighten, one shared with other files is not.
+_OWN_PREFIXES = ("index.sqlite", "rank.", "bundle.", ".bundle-")
+_OWN_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "rank.pickle", "rank.tmp")
+
+# SQLite primary result codes (https://sqlite.org/rescode.html).
+_SQLITE_ERROR, _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED = 1, 3, 5, 6
+_SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL = 8, 10, 11, 13
+_SQLITE_CANTOPEN, _SQLITE_AUTH, _SQLITE_NOTADB = 14, 23, 26
+
+
 class Store:
-    """One SQLite database; safe to share between the UI thread and a worker thread."""
+    """One SQLite database; safe to share between the UI thread and a worker thread.
+
+    Opening never writes when the schema is current. When the database cannot
+    be written (a read-only mount, a full disk, permissions) but can be read
+    and has the current schema, it opens read-only: `read_only` is True, reads
+    work, and every write raises the error that explains why.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.read_only = False
+        """True when opened read-only because the database could not be written."""
+        self._write_error: IndexAccessError | None = None
         self._lock = threading.RLock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            prepare_index_dir(path.parent)
+            _create_private(path)
+        except OSError as exc:
+            self._read_only_or_raise(os_error(path, exc))
+            return
+        try:
             self._conn = sqlite3.connect(path, check_same_thread=False, timeout=10.0)
+        except sqlite3.DatabaseError as exc:
+            self._read_only_or_raise(classify(path, exc))
+            return
+        try:
             self._setup()
         except sqlite3.DatabaseError as exc:
-            raise IndexCorruptError(_corrupt_message(path, exc)) from None
-        except OSError as exc:
-            raise IndexCorruptError(f"cannot open index at {path}: {exc.strerror or exc}") from None
+            self._conn.close()
+            self._read_only_or_raise(classify(path, exc))
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _read_only_or_raise(self, error: SymscopeError) -> None:
+        """After `error` opening read-write: open read-only if that is why, else raise it."""
+        if isinstance(error, (IndexReadOnlyError, IndexPermissionError, IndexFullError)) and _exists(
+            self.path
+        ):
+            self._open_read_only(error)
+            return
+        raise error from None
 
     def _setup(self) -> None:
         conn = self._conn
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
-        if has_tables and version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"schema version {version} is newer than this symscope ({SCHEMA_VERSION})"
+        if has_tables and version > SCHEMA_VERSION:  # intact, just not ours to read or rebuild
+            raise IndexAccessError(
+                f"index at {self.path} was built by a newer symscope (schema {version}, this one "
+                f"reads {SCHEMA_VERSION}); upgrade symscope or pass --index-dir DIR"
             )
-        if has_tables and version != SCHEMA_VERSION:
-            self._drop_all()  # an older layout: the index is a cache, so rebuild it
-        conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode=WAL")
+        if has_tables and version == SCHEMA_VERSION:
+            return  # current: opening writes nothing (a full or read-only disk can still be read)
+        if has_tables:
+            self._drop_all()  # an older layout: the index is a cache, so rebuild it
         conn.executescript(_SCHEMA)
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         conn.commit()
+
+    def _open_read_only(self, why: IndexAccessError) -> None:
+        """Open the existing database read-only, or raise `why` if it cannot serve reads."""
+        uri = self.path.absolute().as_uri() + "?mode=ro"
+        for suffix in ("", "&immutable=1"):  # immutable: no -shm needed (a read-only mount)
+            try:
+                conn = sqlite3.connect(uri + suffix, uri=True, check_same_thread=False, timeout=10.0)
+            except sqlite3.Error:
+                continue
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+            except sqlite3.Error:
+                conn.close()
+                continue
+            if has_tables and version == SCHEMA_VERSION:
+                conn.execute("PRAGMA foreign_keys=ON")
+                self._conn = conn
+                self.read_only = True
+                self._write_error = why
+                return
+            conn.close()
+            raise type(why)(
+                f"{why}; it is not a complete index of this symscope version, so it cannot be "
+                "searched read-only either"
+            ) from None
+        raise why from None
 
     def _drop_all(self) -> None:
         for (name,) in self._conn.execute(
@@ -111,6 +201,45 @@ class Store:
         ).fetchall():
             self._conn.execute(f'DROP TABLE IF EXISTS "{name}"')
         self._conn.commit()
+
+    def repair_schema(self) -> None:
+        """Re-create any missing table or index, keeping every row that is there.
+
+        Opening no longer runs the schema script (it would write); `--rebuild`
+        calls this so an index that passes `quick_check` but lost a table is
+        repaired in place instead of being set aside.
+
+        Raises:
+            IndexAccessError: the index cannot be written (read-only, full...).
+        """
+        with self._lock:
+            self.check_writable()
+            try:
+                self._conn.executescript(_SCHEMA)
+                self._conn.commit()
+            except sqlite3.DatabaseError as exc:
+                raise classify(self.path, exc) from None
+
+    def check_writable(self) -> None:
+        """Raise now, before any work, if this store was opened read-only.
+
+        Raises:
+            IndexAccessError: why it cannot be written (read-only, full, permission denied).
+        """
+        if self._write_error is not None:
+            raise type(self._write_error)(str(self._write_error))
+
+    def quick_check(self) -> bool:
+        """True when SQLite's `PRAGMA quick_check` finds the database intact.
+
+        An index that opens and passes this is healthy: `--rebuild` must re-parse
+        into it, never set it aside as corrupt.
+
+        Raises:
+            IndexAccessError: the check itself could not run (busy, I/O error...).
+        """
+        with self._lock:
+            return _quick_check(self._conn, self.path)
 
     def close(self) -> None:
         with self._lock:
@@ -120,10 +249,11 @@ class Store:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """All writes inside happen together or not at all."""
         with self._lock:
+            self.check_writable()
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as exc:
-                raise _user_error(self.path, exc) from None
+                raise classify(self.path, exc) from None
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -131,7 +261,7 @@ class Store:
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.DatabaseError):
-                    raise _user_error(self.path, exc) from None
+                    raise classify(self.path, exc) from None
                 raise
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
@@ -139,7 +269,7 @@ class Store:
             try:
                 return self._conn.execute(sql, tuple(params)).fetchall()
             except sqlite3.DatabaseError as exc:
-                raise _user_error(self.path, exc) from None
+                raise classify(self.path, exc) from None
 
     # -- meta ---------------------------------------------------------------
 
@@ -280,13 +410,199 @@ class Store:
         return [Import(*r) for r in rows]
 
 
-def _user_error(path: Path, exc: sqlite3.DatabaseError) -> SymscopeError:
-    """A one-line error for the user: busy or read-only, versus unreadable."""
-    if isinstance(exc, sqlite3.OperationalError) and any(
-        word in str(exc) for word in ("locked", "busy", "readonly", "read-only", "disk I/O", "full")
-    ):
-        return SymscopeError(f"index at {path} cannot be written right now ({exc})")
+def intact(path: Path) -> bool:
+    """True when the database file at `path` opens read-only and passes `PRAGMA quick_check`.
+
+    The last check before an index is set aside as corrupt: one that passes is
+    healthy, whatever error led there (a full disk, a lock), and is kept.
+
+    Raises:
+        IndexAccessError: it cannot even be checked (permissions, I/O, busy).
+    """
+    try:
+        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True, timeout=10.0)
+    except sqlite3.DatabaseError as exc:
+        error = classify(path, exc)
+        if isinstance(error, IndexCorruptError):
+            return False
+        raise error from None
+    try:
+        return _quick_check(conn, path)
+    finally:
+        conn.close()
+
+
+def _quick_check(conn: sqlite3.Connection, path: Path) -> bool:
+    try:
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        error = classify(path, exc)
+        if isinstance(error, IndexCorruptError):
+            return False
+        raise error from None
+    return rows == [("ok",)]
+
+
+def classify(path: Path, exc: sqlite3.DatabaseError) -> SymscopeError:
+    """The user-facing error for a SQLite failure on the index at `path`.
+
+    Only real damage (a malformed file, a missing table) says "corrupted" and
+    suggests `--rebuild`; a full disk, a read-only or forbidden file, a lock
+    or an I/O error each say what they are, since rebuilding cures none of them.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else _code_from_message(str(exc))
+    if primary == _SQLITE_FULL:
+        return _full(path, str(exc))
+    if primary == _SQLITE_READONLY:
+        return _read_only(path, _why_unwritable(path) or str(exc))
+    if primary in (_SQLITE_PERM, _SQLITE_AUTH):
+        return _denied(path, str(exc))
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return IndexBusyError(
+            f"index at {path} is busy: another symscope is writing it ({exc}); try again in a moment"
+        )
+    if primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
+        return _diagnosed(path, str(exc)) or IndexAccessError(
+            f"index at {path} cannot be read or written ({exc}); check the disk it is on"
+        )
     return IndexCorruptError(_corrupt_message(path, exc))
+
+
+def os_error(path: Path, exc: OSError) -> SymscopeError:
+    """The user-facing error for an OSError while preparing or writing the index at `path`."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return _full(path, reason)
+    if exc.errno == errno.EROFS:
+        return _read_only(path, reason)
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return _denied(path, reason)
+    return IndexAccessError(f"cannot open index at {path}: {reason}")
+
+
+def _code_from_message(message: str) -> int:
+    """A primary result code guessed from SQLite's message (Pythons without `sqlite_errorcode`)."""
+    text = message.lower()
+    for words, code in (
+        (("disk is full",), _SQLITE_FULL),
+        (("readonly", "read-only"), _SQLITE_READONLY),
+        (("locked", "busy"), _SQLITE_BUSY),
+        (("disk i/o",), _SQLITE_IOERR),
+        (("unable to open",), _SQLITE_CANTOPEN),
+        (("not a database", "malformed"), _SQLITE_CORRUPT),
+    ):
+        if any(word in text for word in words):
+            return code
+    return _SQLITE_ERROR
+
+
+def _diagnosed(path: Path, detail: str) -> IndexAccessError | None:
+    """Full, read-only or forbidden, from the file system itself (SQLite's I/O errors do not say)."""
+    why = _why_unwritable(path)
+    if why is not None:
+        return _read_only(path, why) if "read-only" in why else _denied(path, why)
+    try:
+        fs = os.statvfs(path.parent)
+    except (OSError, AttributeError):
+        return None
+    if fs.f_bavail * fs.f_frsize < 64 * 1024:
+        return _full(path, f"no space left on the device: {detail}")
+    return None
+
+
+def _why_unwritable(path: Path) -> str | None:
+    """"read-only file system" or "permission denied" when the index cannot be written, else None."""
+    folder = path.parent
+    try:
+        if os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 1):
+            return "read-only file system"
+    except (OSError, AttributeError):
+        pass
+    for target in (path, folder):
+        try:
+            if target.exists() and not os.access(target, os.W_OK):
+                return "permission denied"
+        except OSError:
+            return None
+    return None
+
+
+def _full(path: Path, detail: str) -> IndexFullError:
+    return IndexFullError(
+        f"disk full: cannot write the index at {path} ({detail}); "
+        "free some space (or pass --index-dir DIR on another disk) and run the command again"
+    )
+
+
+def _read_only(path: Path, detail: str) -> IndexReadOnlyError:
+    return IndexReadOnlyError(
+        f"index at {path} is read-only ({detail}): it can be searched but not updated; "
+        "make it writable or pass --index-dir DIR"
+    )
+
+
+def _denied(path: Path, detail: str) -> IndexPermissionError:
+    return IndexPermissionError(
+        f"permission denied for the index at {path} ({detail}); "
+        "fix the folder's permissions or pass --index-dir DIR"
+    )
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def prepare_index_dir(folder: Path) -> None:
+    """Create the index folder private (0700); tighten what an older version left looser.
+
+    The database, its -wal/-shm and the ranker are tightened to 0600 wherever
+    they are; the folder itself only when it holds nothing but index files
+    (`--index-dir .` names a folder that is not ours to change).
+    """
+    if not folder.is_dir():
+        folder.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(folder, DIR_MODE)  # mkdir's mode is filtered by the umask
+        return
+    with contextlib.suppress(OSError):  # a read-only folder stays as it is; reads still work
+        for name in _OWN_FILES:
+            _tighten(folder / name)
+        st = folder.stat()
+        if st.st_uid == _euid() and stat.S_IMODE(st.st_mode) & 0o077:
+            entries = os.listdir(folder)
+            if all(name.startswith(_OWN_PREFIXES) for name in entries):
+                os.chmod(folder, DIR_MODE)
+                for name in entries:
+                    _tighten(folder / name)
+
+
+def _tighten(path: Path) -> None:
+    """Take group and other bits off one of our regular files (never through a symlink)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and st.st_uid == _euid():
+        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
+
+
+def _euid() -> int:
+    return os.geteuid() if hasattr(os, "geteuid") else 0
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file 0600 before SQLite does (SQLite gives its -wal/-shm the same mode)."""
+    if path.exists():
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    except FileExistsError:
+        return
+    os.close(fd)
 
 
 def _corrupt_message(path: Path, exc: Exception) -> str:

@@ -10,11 +10,19 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from symscope.core.errors import TooManyFilesError, UnsafeRootError
+from symscope.core.files import read_head
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
 from symscope.core.models import SkippedFile
 
 #: Default size limit: larger files are generated or data, not code to read.
 MAX_FILE_BYTES = 1_000_000
+#: More indexable files than this is not one repository (a mistyped root?): stop.
+MAX_FILES = 200_000
+#: Folders nested deeper than this are skipped (generated or hostile trees).
+MAX_DEPTH = 256
+#: Bytes of a .gitignore that are read.
+MAX_GITIGNORE_BYTES = 1_000_000
 #: Directories never descended into, with the reason reported for them.
 SKIP_DIRS = {
     ".git": "version-control directory",
@@ -65,13 +73,13 @@ class _Ignore:
 
 
 def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
-    try:
-        with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
-    except OSError:
+    # Not followed if a symlink (as git does), never blocking on a FIFO, never huge.
+    data = read_head(os.path.join(dirpath, ".gitignore"), MAX_GITIGNORE_BYTES)
+    if not data:
         return None
-    if not lines:
-        return None
+    if len(data) == MAX_GITIGNORE_BYTES:
+        data = data[: data.rfind(b"\n") + 1]  # no half rule from a cut line
+    lines = data.decode("utf-8", "replace").splitlines()
     spec = GitIgnoreSpec.from_lines(lines)
     return _Ignore(rel_dir, spec, _any_rule(spec))
 
@@ -113,91 +121,156 @@ def _is_inside(target: str, root: str) -> bool:
     return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def check_root(root: Path, allow: bool = False) -> None:
+    """Refuse to index the filesystem root or the home folder itself, unless `allow`.
+
+    Either is almost always a mistyped `--repo` (`/`, `~`): indexing it walks
+    every file the user owns, for minutes, into a gigabyte-sized index.
+
+    Raises:
+        UnsafeRootError: `root` is `/` (or a drive root) or the user's home folder.
+    """
+    if allow:
+        return
+    real = Path(os.path.realpath(root))
+    if real.parent == real:
+        raise UnsafeRootError(
+            f"refusing to index {root}: it is the filesystem root, not a repository "
+            "(pass --allow-any-root to index it anyway)"
+        )
+    try:
+        home = Path(os.path.realpath(Path.home()))
+    except (RuntimeError, KeyError, OSError):  # no HOME and no passwd entry
+        return
+    if real == home:
+        raise UnsafeRootError(
+            f"refusing to index {root}: it is your home folder, not a repository "
+            "(pass --allow-any-root to index it anyway)"
+        )
+
+
+@dataclass(slots=True)
+class _Folder:
+    """One folder being listed: the walk's explicit stack holds these instead of recursing."""
+
+    rel: str
+    specs: list[_Ignore]
+    entries: list[os.DirEntry[str]]
+    depth: int
+    next: int = 0
+
+
 def walk(
-    root: Path, max_bytes: int = MAX_FILE_BYTES, on_file: Callable[[SourceFile], None] | None = None
+    root: Path,
+    max_bytes: int = MAX_FILE_BYTES,
+    on_file: Callable[[SourceFile], None] | None = None,
+    max_files: int | None = MAX_FILES,
+    max_depth: int = MAX_DEPTH,
 ) -> WalkResult:
     """List indexable files under `root` and the reason every other file was left out.
 
     Symlinks are never followed (no loops, nothing outside the repo). Whole
-    skipped directories are reported once, as `dir/`.
+    skipped directories are reported once, as `dir/`. Depth-first in sorted
+    name order, with an explicit stack: no nesting depth can overflow Python's.
 
     Args:
         root: The repository folder.
         max_bytes: Larger files are skipped as too large.
         on_file: Called with each indexable file as it is found (the indexer
             starts its parser processes once there are enough).
+        max_files: Stop with `TooManyFilesError` past this many indexable files
+            (None: no limit).
+        max_depth: Folders nested deeper than this are skipped, with a reason.
+
+    Raises:
+        TooManyFilesError: more than `max_files` indexable files.
     """
     real_root = os.path.realpath(root)
     files: list[SourceFile] = []
     skipped: list[SkippedFile] = []
+    stack: list[_Folder] = []
 
-    def visit(dirpath: str, rel_dir: str, specs: list[_Ignore]) -> None:
+    def enter(dirpath: str, rel_dir: str, specs: list[_Ignore], depth: int) -> None:
         ignore = _load_ignore(dirpath, rel_dir)
         if ignore is not None:
             specs = [*specs, ignore]
         try:
-            entries = sorted(os.scandir(dirpath), key=lambda e: e.name)
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             skipped.append(SkippedFile(rel_dir + "/" if rel_dir else ".", f"unreadable directory ({exc.strerror})"))
             return
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            try:
-                if entry.is_symlink():
-                    target = os.path.realpath(entry.path)
-                    where = "inside" if _is_inside(target, real_root) else "outside"
-                    skipped.append(SkippedFile(rel, f"symlink to {where} the repo (not followed)"))
-                    continue
-                is_dir = entry.is_dir(follow_symlinks=False)
-                if is_dir:
-                    if entry.name in SKIP_DIRS:
-                        skipped.append(SkippedFile(rel + "/", SKIP_DIRS[entry.name]))
-                    elif _ignored(specs, rel, True):
-                        skipped.append(SkippedFile(rel + "/", "ignored by .gitignore"))
-                    else:
-                        visit(entry.path, rel, specs)
-                    continue
-                if not entry.is_file(follow_symlinks=False):
-                    skipped.append(SkippedFile(rel, "not a regular file"))
-                    continue
-                if entry.name == ".gitignore":
-                    continue
-                lang = language_for_extension(entry.name)
-                if lang is None and "." not in entry.name:
-                    lang = _sniff_shebang(entry.path)
-                if lang is None:
-                    skipped.append(SkippedFile(rel, "unsupported language"))
-                    continue
-                if specs and _ignored(specs, rel, False):
-                    skipped.append(SkippedFile(rel, "ignored by .gitignore"))
-                    continue
-                st = entry.stat(follow_symlinks=False)
-                if entry.name.lower().endswith(_MINIFIED_SUFFIXES):
-                    skipped.append(SkippedFile(rel, "minified"))
-                    continue
-                if st.st_size > max_bytes:
-                    skipped.append(
-                        SkippedFile(rel, f"too large ({st.st_size:,} bytes > {max_bytes:,} limit)")
-                    )
-                    continue
-                found = SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns, lang)
-                files.append(found)
-                if on_file is not None:
-                    on_file(found)
-            except OSError as exc:
-                skipped.append(SkippedFile(rel, f"unreadable ({exc.strerror or exc})"))
+        stack.append(_Folder(rel_dir, specs, entries, depth))
 
-    visit(str(root), "", [])
+    enter(str(root), "", [], 0)
+    while stack:
+        folder = stack[-1]
+        if folder.next >= len(folder.entries):
+            stack.pop()
+            continue
+        entry = folder.entries[folder.next]
+        folder.next += 1
+        rel_dir, specs = folder.rel, folder.specs
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        try:
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                where = "inside" if _is_inside(target, real_root) else "outside"
+                skipped.append(SkippedFile(rel, f"symlink to {where} the repo (not followed)"))
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in SKIP_DIRS:
+                    skipped.append(SkippedFile(rel + "/", SKIP_DIRS[entry.name]))
+                elif _ignored(specs, rel, True):
+                    skipped.append(SkippedFile(rel + "/", "ignored by .gitignore"))
+                elif folder.depth >= max_depth:
+                    skipped.append(SkippedFile(rel + "/", f"nested too deep (over {max_depth} folders)"))
+                else:
+                    enter(entry.path, rel, specs, folder.depth + 1)
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                skipped.append(SkippedFile(rel, "not a regular file"))
+                continue
+            if entry.name == ".gitignore":
+                continue
+            lang = language_for_extension(entry.name)
+            if lang is None and "." not in entry.name:
+                lang = _sniff_shebang(entry.path)
+            if lang is None:
+                skipped.append(SkippedFile(rel, "unsupported language"))
+                continue
+            if specs and _ignored(specs, rel, False):
+                skipped.append(SkippedFile(rel, "ignored by .gitignore"))
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if entry.name.lower().endswith(_MINIFIED_SUFFIXES):
+                skipped.append(SkippedFile(rel, "minified"))
+                continue
+            if st.st_size > max_bytes:
+                skipped.append(
+                    SkippedFile(rel, f"too large ({st.st_size:,} bytes > {max_bytes:,} limit)")
+                )
+                continue
+            found = SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns, lang)
+            files.append(found)
+            if max_files is not None and len(files) > max_files:
+                raise TooManyFilesError(
+                    f"more than {max_files:,} indexable files under {root}; "
+                    "pass --max-files N to index anyway"
+                )
+            if on_file is not None:
+                on_file(found)
+        except OSError as exc:
+            skipped.append(SkippedFile(rel, f"unreadable ({exc.strerror or exc})"))
+
     return WalkResult(files=files, skipped=skipped)
 
 
 def _sniff_shebang(path: str) -> LanguageSpec | None:
-    try:
-        with open(path, "rb") as fh:
-            first = fh.readline(256)
-    except OSError:
+    head = read_head(path, 256)  # never blocks, even if a FIFO was swapped in since the listing
+    if not head:
         return None
-    return language_for_shebang(first)
+    return language_for_shebang(head.split(b"\n", 1)[0])
 
 
 def content_problem(data: bytes) -> str | None:

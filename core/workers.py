@@ -10,7 +10,10 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from types import TracebackType
@@ -34,6 +37,11 @@ class ParserPool:
 
     Raises OSError, ValueError or RuntimeError (e.g. `BrokenProcessPool`) when
     processes cannot be started or die; callers then parse in their own process.
+
+    The workers die with this process, however it ends (`kill -9` included; see
+    `die_with_parent`). On Linux they are tied to the *thread* that creates the
+    pool (the one whose `submit` starts them): create, use and close a pool in
+    one thread, as `Index.update` does.
     """
 
     def __init__(self, workers: int) -> None:
@@ -41,7 +49,10 @@ class ParserPool:
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
         self.workers = workers
         self._executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context(method), initializer=prepare_worker
+            max_workers=workers,
+            mp_context=multiprocessing.get_context(method),
+            initializer=prepare_worker,
+            initargs=(os.getpid(),),
         )
         # Submitting starts the processes now, so they load while the caller walks the repo.
         self._started = [self._executor.submit(os.getpid) for _ in range(workers)]
@@ -133,13 +144,71 @@ def job(file: SourceFile) -> Job:
     return (file.path, file.abspath, file.mtime_ns, file.language.name)
 
 
-def prepare_worker() -> None:
-    """Pool initializer: silence stderr, then import the parser and load the tokenizer.
+#: Seconds between a worker's checks that its parent is still alive (the portable fallback).
+PARENT_POLL_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make this worker process exit as soon as `parent_pid` is gone, however it died.
+
+    Without this, a parent killed mid-index (`kill -9`, SIGTERM, a crashed UI)
+    leaves its workers alive forever, re-parented to init, each holding its
+    parser and tokenizer (~75 MB) and blocked writing results nobody reads.
+
+    Linux: `prctl(PR_SET_PDEATHSIG, SIGKILL)` makes the kernel kill the worker
+    when its parent exits. The signal is tied to the parent *thread* that
+    started the worker (with `fork` and with `spawn` alike), not to the
+    process: a pool must not outlive the thread that created it.
+
+    Everywhere (and in case prctl is unavailable): a daemon thread checks every
+    `PARENT_POLL_SECONDS` whether the parent is gone (on POSIX, `getppid()`
+    changes once the parent dies; elsewhere, multiprocessing's parent sentinel
+    is closed) and ends the process.
+    """
+    if sys.platform.startswith("linux"):
+        _set_parent_death_signal()
+    if _parent_gone(parent_pid):  # it died before the signal was armed
+        os._exit(1)
+    watcher = threading.Thread(
+        target=_watch_parent, args=(parent_pid,), name="symscope-parent-watch", daemon=True
+    )
+    watcher.start()
+
+
+def _set_parent_death_signal() -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError, TypeError):  # no libc symbol: the watcher thread still works
+        return False
+
+
+def _parent_gone(parent_pid: int) -> bool:
+    if os.name == "posix":
+        return os.getppid() != parent_pid
+    parent = multiprocessing.parent_process()
+    return parent is not None and not parent.is_alive()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while not _parent_gone(parent_pid):
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
+
+
+def prepare_worker(parent_pid: int | None = None) -> None:
+    """Pool initializer: tie this worker's life to its parent's, silence stderr, then
+    import the parser and load the tokenizer.
 
     A worker's stray warnings must not draw over a full-screen UI. The parent
     never imports tree-sitter or tiktoken to index in a pool: each worker does,
     in parallel, while the parent is still walking the repo.
     """
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)

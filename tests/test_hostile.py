@@ -93,14 +93,14 @@ def test_unreadable_file_is_reported(write_repo, tmp_path: Path) -> None:  # typ
 
 def test_unreadable_file_is_reported_even_as_root(write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     root = write_repo({"locked.py": "def x():\n    pass\n", "fine.py": "def y():\n    pass\n"})
-    real_open = open
+    real_open = os.open
 
     def fake_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         if str(path).endswith("locked.py"):
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr(os, "open", fake_open)  # files.read_file_inside opens with os.open
     with Index.open(root, tmp_path / "idx") as ix:
         report = ix.update(processes=1)
         assert _reasons(ix)["locked.py"] == "unreadable (Permission denied)"

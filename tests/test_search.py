@@ -164,3 +164,12 @@ def test_builder_in_any_order_with_replaced_documents_scores_like_rank_bm25() ->
     for query in (["w1", "w2"], ["w0"], ["w39", "w3", "w3"], ["stale"], ["nothing"]):
         assert list(ours.get_scores(query)) == pytest.approx(list(ref.get_scores(query)), rel=1e-5, abs=1e-5)
     assert list(ours.documents_with("w0")) == sorted(i for i, d in enumerate(docs) if "w0" in d)
+
+
+def test_a_repo_of_one_symbol_can_be_searched(tmp_path: Path) -> None:
+    """rank-bm25's floor is negative when every term is in every document; ours is not."""
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "only.py").write_text("def lonely_function():\n    return 1\n")
+    with Index.open(tmp_path / "repo", tmp_path / "idx") as index:
+        index.update(processes=1)
+        assert [h.symbol.name for h in index.search("lonely function")] == ["lonely_function"]

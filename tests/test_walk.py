@@ -1,12 +1,14 @@
-"""The walker's .gitignore shortcut never changes what pathspec decides."""
+"""The walker: .gitignore rules exactly as pathspec decides them, order, depth and file limits."""
 
 from __future__ import annotations
 
 import itertools
 from pathlib import Path
 
+import pytest
 from pathspec import GitIgnoreSpec
 
+from symscope.core.errors import TooManyFilesError
 from symscope.core.walk import _any_rule, walk
 
 RULES = [
@@ -61,3 +63,42 @@ def test_walk_honours_nested_gitignores_exactly(tmp_path: Path) -> None:
     found = {f.path for f in walk(tmp_path).files}
     assert found == expected
     assert "src/generated_keep.py" in found and "src/generated_a.py" not in found
+
+
+def test_walk_order_is_sorted_depth_first(write_repo) -> None:  # type: ignore[no-untyped-def]
+    root = write_repo({
+        "b.py": "x = 1\n", "a/z.py": "x = 1\n", "a/b/c.py": "x = 1\n", "a/a.py": "x = 1\n",
+        "a/b/notes.txt": "", "c/d/e.py": "x = 1\n", "a.py": "x = 1\n", "a/node_modules/m.js": "",
+    })
+    result = walk(root)
+    assert [f.path for f in result.files] == ["a/a.py", "a/b/c.py", "a/z.py", "a.py", "b.py", "c/d/e.py"]
+    assert [s.path for s in result.skipped] == ["a/b/notes.txt", "a/node_modules/"]
+
+
+def test_max_depth_is_a_parameter(write_repo) -> None:  # type: ignore[no-untyped-def]
+    root = write_repo({"x/y/z/deep.py": "x = 1\n", "x/top.py": "x = 1\n"})
+    result = walk(root, max_depth=2)
+    assert [f.path for f in result.files] == ["x/top.py"]
+    assert {s.path: s.reason for s in result.skipped} == {"x/y/z/": "nested too deep (over 2 folders)"}
+
+
+def test_walk_stops_past_max_files(write_repo) -> None:  # type: ignore[no-untyped-def]
+    root = write_repo({f"m{i}.py": "x = 1\n" for i in range(6)})
+    with pytest.raises(TooManyFilesError) as caught:
+        walk(root, max_files=5)
+    assert str(caught.value) == f"more than 5 indexable files under {root}; pass --max-files N to index anyway"
+    assert len(walk(root, max_files=6).files) == 6
+    assert len(walk(root, max_files=None).files) == 6
+
+
+def test_symlinked_gitignore_is_not_followed(tmp_path: Path) -> None:
+    """As git (2.32+) does: an in-tree .gitignore that is a symlink is not read."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("*.py\n")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    (root / ".gitignore").symlink_to(outside)
+    result = walk(root)
+    assert [f.path for f in result.files] == ["a.py"]
+    assert {s.path: s.reason for s in result.skipped} == {".gitignore": "symlink to outside the repo (not followed)"}
