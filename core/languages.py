@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 
 #: Bump when core/parse.py changes what it extracts for the same source.
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,12 @@ class LanguageSpec:
     `export_statement`): the symbol's range grows to cover them."""
     attached: frozenset[str]
     """Node types directly above a definition that belong to it (decorators, attributes)."""
+    merge_clauses: bool = False
+    """Adjacent definitions with the same qualname and kind (only comments and `attached` nodes between
+    them) are one symbol spanning every clause: Elixir `def` heads, Haskell equations."""
+    file_symbol: str | None = None
+    """Kind of a symbol that is the whole file, named after it (a Vue/Svelte component: `Button`
+    for `Button.vue`); the file's top-level symbols are its children but keep plain qualnames."""
 
     def query_source(self) -> str:
         """The tags query that defines this language's symbols."""
@@ -61,6 +67,8 @@ def all_languages() -> dict[str, LanguageSpec]:
             aliases=tuple(entry.get("aliases", ())),
             wrappers=frozenset(entry.get("wrappers", ())),
             attached=frozenset(entry.get("attached", ())),
+            merge_clauses=bool(entry.get("merge_clauses", False)),
+            file_symbol=entry.get("file_symbol"),
         )
         for name, entry in raw.items()
     }

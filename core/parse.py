@@ -10,6 +10,23 @@ Query conventions (see `queries/*.scm`):
 * `@import` marks the module named by an import statement. Where a grammar
   leaves a dotted path flat (Scala), `@import.part` marks each part and
   `@import.group` the statement: the parts are joined with dots.
+* `@reparse` marks a node whose text is parsed again, in place, with the same
+  language: the items inside a Rust item-position macro (`cfg_net! { pub struct
+  TcpListener {..} }`). Its bracket tokens (an unnamed first and last child) are
+  left out; if the text does not parse cleanly, nothing in it is extracted.
+* `@embed.<language>` marks a node whose text is source in another language (by
+  name or alias), parsed in place with that language's query: a Vue or Svelte
+  `<script>` block. `@embed.lang` in the same match names the language instead
+  (`lang="ts"`); an unknown name skips the block. For one node the later pattern
+  wins, so a default pattern goes first and the `lang` one after it. Embedded
+  syntax errors count as the file's.
+* `@local` marks a node whose inside is local scope although it is not a
+  symbol: an anonymous callback such as Svelte's `$effect(() => {..})`, whose
+  helper functions are not indexed (like anything in a function body).
+
+Nested parses keep the file's byte offsets and line numbers, nest by range like
+everything else (an `impl` inside a macro gives `TcpListener.bind`), and may
+nest themselves up to `MAX_NESTING` levels.
 
 When two patterns capture the same name node, the wider definition wins, then the
 later pattern (put specific patterns after general ones).
@@ -17,6 +34,22 @@ later pattern (put specific patterns after general ones).
 Nesting comes from byte ranges, not from the query: a function inside a class
 becomes a method named `Class.method`; anything inside a function body is local
 and is not indexed.
+
+Options in `languages.json` (besides `wrappers` and `attached`):
+
+* `"merge_clauses": true` -- a definition written as several clauses is one
+  symbol. Definitions with the same qualname and kind under the same parent that
+  follow each other as siblings, with only comments, `attached` nodes (Elixir
+  `@doc`/`@spec`) or punctuation between them, merge: the symbol starts at the
+  first clause (with its leading docs and attributes) and ends at the last; its
+  signature and docstring come from the first clause; it has one ID. A Haskell
+  type signature captured with the same name merges with its equations.
+  Definitions of the same name that are not adjacent stay separate (`~2`).
+* `"file_symbol": "<kind>"` -- the file itself is a symbol of that kind, named
+  after the file without its extension (`Button.vue` -> `Button`), spanning the
+  whole file. Its top-level symbols are its children (outline nesting) but keep
+  plain qualnames (`Button.vue::toggle#function`): the path already names the
+  component.
 """
 
 from __future__ import annotations
@@ -25,16 +58,18 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, Query, QueryCursor, Range
 from tree_sitter_language_pack import get_language, get_parser
 
 from symscope.core.hashing import content_hash
-from symscope.core.languages import LanguageSpec
+from symscope.core.languages import LanguageSpec, resolve_language
 from symscope.core.models import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
 from symscope.core.tokens import count_file_and_spans
 
 MAX_SIGNATURE = 160
 MAX_DOCSTRING = 400
+MAX_NESTING = 4
+"""How deep `@embed`/`@reparse` parses may nest (a macro inside a macro inside ...)."""
 
 _WS = re.compile(r"\s+")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
@@ -68,6 +103,27 @@ class _Candidate:
     doc: Node | None
     name_node: Node
     pattern: int
+    spec: LanguageSpec
+    """The language whose query found it (an embedded script's, not the host file's)."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A symbol being built; `merge_clauses` grows its end while later clauses follow."""
+
+    id: str
+    name: str
+    qualname: str
+    kind: str
+    parent_id: str | None
+    start_row: int
+    end_row: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    docstring: str
+    last: _Candidate | None
+    """Its last clause so far (None for a `file_symbol`)."""
 
 
 @cache
@@ -76,8 +132,22 @@ def _parser(grammar: str) -> Parser:
 
 
 @cache
+def _ranged_parser(grammar: str) -> Parser:
+    """A second parser per grammar for nested parses, whose `included_ranges` change per call."""
+    return get_parser(grammar)  # type: ignore[arg-type]
+
+
+@cache
 def _query(spec: LanguageSpec) -> Query:
     return Query(get_language(spec.grammar), spec.query_source())  # type: ignore[arg-type]
+
+
+@cache
+def _has_nested(spec: LanguageSpec) -> bool:
+    """Whether the query has `@reparse` or `@embed.*` captures (most do not: skip looking for them)."""
+    query = _query(spec)
+    names = (query.capture_name(i) for i in range(query.capture_count))
+    return any(name == "reparse" or name.startswith("embed.") for name in names)
 
 
 def check_query(spec: LanguageSpec) -> None:
@@ -214,10 +284,16 @@ def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) ->
     return sig
 
 
-def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Candidate], list[Import]]:
+def _candidates(
+    source: bytes, spec: LanguageSpec, root: Node, depth: int = 0
+) -> tuple[list[_Candidate], list[Import], bool]:
+    """Candidates and imports under `root`, including nested parses; and whether an embed has errors."""
     by_name: dict[tuple[int, int], _Candidate] = {}
     imports: list[Import] = []
     dotted: dict[tuple[int, int], list[Node]] = {}  # import statement -> its path parts
+    nested: dict[tuple[int, int], tuple[int, Node, LanguageSpec | None, bool]] = {}
+    locals_: list[_Candidate] = []
+    look_nested = depth < MAX_NESTING and _has_nested(spec)
     for pattern, caps in QueryCursor(_query(spec)).matches(root):
         for imp in caps.get("import", []):
             module = _text(source, imp).strip().strip("'\"`<>").strip()
@@ -225,6 +301,10 @@ def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Ca
                 imports.append(Import(path="", module=module, line=imp.start_point.row + 1))
         for group in caps.get("import.group", []):
             dotted.setdefault((group.start_byte, group.end_byte), []).extend(caps.get("import.part", []))
+        if look_nested:
+            _collect_nested(source, spec, pattern, caps, nested)
+        for node in caps.get("local", ()):
+            locals_.append(_local_scope(node, pattern, spec))
         def_key = _definition_capture(caps)
         names = caps.get("name")
         if def_key is None or not names:
@@ -250,6 +330,7 @@ def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Ca
             doc=docs[0] if docs else None,
             name_node=name_node,
             pattern=pattern,
+            spec=spec,
         )
         key = (name_node.start_byte, name_node.end_byte)
         old = by_name.get(key)
@@ -261,8 +342,84 @@ def _candidates(source: bytes, spec: LanguageSpec, root: Node) -> tuple[list[_Ca
         module = ".".join(_text(source, n).strip() for n in ordered)
         if module:
             imports.append(Import(path="", module=module, line=ordered[0].start_point.row + 1))
+    cands = list(by_name.values())
+    cands.extend(locals_)
+    embed_errors = False
+    for _, node, inner_spec, is_embed in nested.values():
+        if inner_spec is None:
+            continue  # `lang="coffee"`: not a language we parse
+        inner_root = _parse_range(source, inner_spec, node)
+        if inner_root is None:
+            continue
+        if is_embed:
+            embed_errors = embed_errors or inner_root.has_error
+        elif inner_root.has_error:
+            continue  # a macro whose tokens are not items (`lazy_static!`, `bitflags!`): nothing to trust
+        more, more_imports, more_errors = _candidates(source, inner_spec, inner_root, depth + 1)
+        cands.extend(more)
+        imports.extend(more_imports)
+        embed_errors = embed_errors or more_errors
     imports.sort(key=lambda i: i.line)
-    return list(by_name.values()), imports
+    return cands, imports, embed_errors
+
+
+def _collect_nested(
+    source: bytes,
+    spec: LanguageSpec,
+    pattern: int,
+    caps: dict[str, list[Node]],
+    nested: dict[tuple[int, int], tuple[int, Node, LanguageSpec | None, bool]],
+) -> None:
+    """Record a match's `@reparse` / `@embed.<language>` nodes; for one node the later pattern wins."""
+    found: list[tuple[Node, LanguageSpec | None, bool]] = [(n, spec, False) for n in caps.get("reparse", [])]
+    for key, nodes in caps.items():
+        if not key.startswith("embed.") or key == "embed.lang":
+            continue
+        named = caps.get("embed.lang")
+        lang = _text(source, named[0]).strip() if named else key[len("embed.") :]
+        found.extend((n, resolve_language(lang), True) for n in nodes)
+    for node, inner_spec, is_embed in found:
+        span = (node.start_byte, node.end_byte)
+        old = nested.get(span)
+        if old is None or pattern >= old[0]:
+            nested[span] = (pattern, node, inner_spec, is_embed)
+
+
+def _parse_range(source: bytes, spec: LanguageSpec, node: Node) -> Node | None:
+    """Parse `node`'s text (without its bracket tokens) as `spec`'s language, in the file's coordinates."""
+    start_byte, start_point = node.start_byte, node.start_point
+    end_byte, end_point = node.end_byte, node.end_point
+    if node.child_count >= 2:
+        first, last = node.children[0], node.children[-1]
+        if not first.is_named:  # `{` of a Rust token tree
+            start_byte, start_point = first.end_byte, first.end_point
+        if not last.is_named:  # its `}`
+            end_byte, end_point = last.start_byte, last.end_point
+    if end_byte <= start_byte or not source[start_byte:end_byte].strip():
+        return None
+    parser = _ranged_parser(spec.grammar)
+    parser.included_ranges = [Range(start_point, end_point, start_byte, end_byte)]
+    return parser.parse(source).root_node
+
+
+_LOCAL = "local"
+_LOCAL_SCOPE_KINDS = CALLABLE_KINDS | {_LOCAL}
+
+
+def _local_scope(node: Node, pattern: int, spec: LanguageSpec) -> _Candidate:
+    """A pseudo-candidate for an `@local` node: never a symbol, it makes what is inside it local."""
+    return _Candidate(
+        node=node,
+        anchor=node,
+        kind=_LOCAL,
+        name="",
+        prefix="",
+        is_scope=False,
+        doc=None,
+        name_node=node,
+        pattern=pattern,
+        spec=spec,
+    )
 
 
 def _definition_capture(caps: dict[str, list[Node]]) -> str | None:
@@ -283,6 +440,45 @@ def _wider(new: _Candidate, old: _Candidate) -> bool:
     return new.pattern > old.pattern  # later patterns are the more specific ones
 
 
+def _file_symbol(path: str, source: bytes, kind: str) -> _Pending:
+    """The whole file as one symbol named after it: the component of `Button.vue` is `Button`."""
+    file_name = path.rpartition("/")[2]
+    name = file_name.rpartition(".")[0] or file_name
+    text_end = len(source.rstrip(b"\r\n")) or len(source)
+    return _Pending(
+        id=f"{path}::{name}#{kind}",
+        name=name,
+        qualname=name,
+        kind=kind,
+        parent_id=None,
+        start_row=0,
+        end_row=source.count(b"\n", 0, text_end),
+        start_byte=0,
+        end_byte=len(source),
+        signature=file_name[:MAX_SIGNATURE],
+        docstring="",
+        last=None,
+    )
+
+
+def _end_row(anchor: Node, start_row: int) -> int:
+    """The last row of a node; one ending at column 0 ends on the row before."""
+    row = anchor.end_point.row
+    return row - 1 if anchor.end_point.column == 0 and row > start_row else row
+
+
+def _only_trivia_between(first: Node, second: Node, attached: frozenset[str]) -> bool:
+    """Whether `second` follows `first` as a sibling with only comments, attributes or punctuation between."""
+    if first.parent is None or first.parent != second.parent:
+        return False
+    node = first.next_sibling
+    while node is not None and node != second:
+        if node.is_named and "comment" not in node.type and node.type not in attached:
+            return False
+        node = node.next_sibling
+    return node is not None
+
+
 def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     """Extract every symbol and import of one file.
 
@@ -295,21 +491,31 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         Symbols in source order with parents before children, and the imports.
     """
     tree = _parser(spec.grammar).parse(source)
-    cands, imports = _candidates(source, spec, tree.root_node)
+    cands, imports, embed_errors = _candidates(source, spec, tree.root_node)
     cands.sort(key=lambda c: (c.anchor.start_byte, -c.anchor.end_byte, c.is_scope is False))
 
     stack: list[tuple[_Candidate, str, str | None]] = []  # candidate, qualname, symbol id
     used_ids: dict[str, int] = {}
-    pending: list[tuple[str, str, str, str, str | None, int, int, int, int, str, str]] = []
+    pending: list[_Pending] = []
     ids_by_qualname: dict[str, str] = {}
+    file_id: str | None = None  # the symbol for the whole file (`file_symbol`): top-level symbols' parent
+    if spec.file_symbol and source.strip():
+        whole = _file_symbol(path, source, spec.file_symbol)
+        pending.append(whole)
+        file_id = whole.id
+        used_ids[file_id] = 1
+    last_under: dict[str | None, _Pending] = {}  # parent id -> its latest child (for merge_clauses)
     for cand in cands:
         while stack and not (
             stack[-1][0].anchor.start_byte <= cand.anchor.start_byte
             and cand.anchor.end_byte <= stack[-1][0].anchor.end_byte
         ):
             stack.pop()
-        if any(not c.is_scope and c.kind in CALLABLE_KINDS for c, _, _ in stack):
+        if any(not c.is_scope and c.kind in _LOCAL_SCOPE_KINDS for c, _, _ in stack):
             continue  # local to a function body
+        if cand.kind == _LOCAL:
+            stack.append((cand, "", None))  # an anonymous callback: what it defines is local
+            continue
         enclosing = stack[-1] if stack else None
         parent_qual = enclosing[1] if enclosing else ""
         kind = cand.kind
@@ -328,19 +534,32 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
             owner = ids_by_qualname.get(qualname) or (enclosing[2] if enclosing else None)
             stack.append((cand, qualname, owner))
             continue
+        parent_id = enclosing[2] if enclosing else None
+        if parent_id is None and cand.prefix:
+            parent_id = ids_by_qualname.get(qual_prefix)
+        if parent_id is None:
+            parent_id = file_id
+        prev = last_under.get(parent_id)
+        if (
+            cand.spec.merge_clauses
+            and prev is not None
+            and prev.last is not None
+            and prev.qualname == qualname
+            and prev.kind == kind
+            and _only_trivia_between(prev.last.anchor, cand.anchor, cand.spec.attached)
+        ):
+            # Another clause of the same definition (Elixir `def` heads, Haskell equations): grow it.
+            prev.last = cand
+            prev.end_byte = cand.anchor.end_byte
+            prev.end_row = _end_row(cand.anchor, prev.start_row)
+            stack.append((cand, qualname, prev.id))
+            continue
         base_id = f"{path}::{qualname}#{kind}"
         n = used_ids.get(base_id, 0) + 1
         used_ids[base_id] = n
         sym_id = base_id if n == 1 else f"{base_id}~{n}"
-        parent_id = enclosing[2] if enclosing else None
-        if parent_id is None and cand.prefix:
-            parent_id = ids_by_qualname.get(qual_prefix)
         ids_by_qualname.setdefault(qualname, sym_id)
-        start_byte, start_row, comments = _leading(cand.anchor, spec.attached)
-        end_byte = cand.anchor.end_byte
-        end_row = cand.anchor.end_point.row
-        if cand.anchor.end_point.column == 0 and end_row > start_row:
-            end_row -= 1  # a node ending at column 0 ends on the line before
+        start_byte, start_row, comments = _leading(cand.anchor, cand.spec.attached)
         body = _body(cand.node)
         doc_node = cand.doc if cand.doc is not None else _leading_string(body)
         if doc_node is not None:
@@ -349,45 +568,49 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
             doc = _clean_doc("\n".join(_text(source, c).rstrip("\r\n") for c in comments))
         else:
             doc = ""
-        pending.append(
-            (
-                sym_id,
-                cand.name,
-                qualname,
-                kind,
-                parent_id,
-                start_row + 1,
-                end_row + 1,
-                start_byte,
-                end_byte,
-                _signature(source, cand.node, cand.name_node, body),
-                doc,
-            )
+        entry = _Pending(
+            id=sym_id,
+            name=cand.name,
+            qualname=qualname,
+            kind=kind,
+            parent_id=parent_id,
+            start_row=start_row,
+            end_row=_end_row(cand.anchor, start_row),
+            start_byte=start_byte,
+            end_byte=cand.anchor.end_byte,
+            signature=_signature(source, cand.node, cand.name_node, body),
+            docstring=doc,
+            last=cand,
         )
+        pending.append(entry)
+        last_under[parent_id] = entry
         stack.append((cand, qualname, sym_id))
 
-    file_tokens, counts = count_file_and_spans(source, [(p[7], p[8]) for p in pending])
+    file_tokens, counts = count_file_and_spans(source, [(p.start_byte, p.end_byte) for p in pending])
     symbols = [
         Symbol(
-            id=p[0],
-            name=p[1],
-            qualname=p[2],
-            kind=p[3],
+            id=p.id,
+            name=p.name,
+            qualname=p.qualname,
+            kind=p.kind,
             language=spec.name,
             path=path,
-            start_line=p[5],
-            end_line=p[6],
-            start_byte=p[7],
-            end_byte=p[8],
-            signature=p[9],
-            docstring=p[10],
-            parent_id=p[4],
+            start_line=p.start_row + 1,
+            end_line=p.end_row + 1,
+            start_byte=p.start_byte,
+            end_byte=p.end_byte,
+            signature=p.signature,
+            docstring=p.docstring,
+            parent_id=p.parent_id,
             tokens=tokens,
-            content_hash=content_hash(source[p[7] : p[8]]),
+            content_hash=content_hash(source[p.start_byte : p.end_byte]),
         )
         for p, tokens in zip(pending, counts, strict=True)
     ]
     file_imports = [Import(path=path, module=i.module, line=i.line) for i in imports]
     return Extraction(
-        symbols=symbols, imports=file_imports, has_errors=tree.root_node.has_error, tokens=file_tokens
+        symbols=symbols,
+        imports=file_imports,
+        has_errors=tree.root_node.has_error or embed_errors,
+        tokens=file_tokens,
     )

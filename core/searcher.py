@@ -70,6 +70,8 @@ class RankData:
     unique_paths: list[str]
     auxiliary: NDArray[np.bool_]
     bm25: SparseBM25
+    exact: dict[str, list[int]]
+    """A name or qualified name with case, `_` and `.` removed -> the symbols that have it."""
 
 
 class Searcher:
@@ -118,12 +120,14 @@ class Searcher:
         paths: list[str] = []
         names: list[str] = []
         norm_hashes: list[str] = []
+        qualnames: list[str] = []
         kinds: list[str] = []
         languages: list[str] = []
         rows = self.store.query(
-            "SELECT id, path, kind, language, name, norm_hash FROM symbols ORDER BY path, ord"
+            "SELECT id, path, kind, language, name, norm_hash, qualname FROM symbols ORDER BY path, ord"
         )
-        for sym_id, path, kind, language, name, norm_hash in rows:
+        for sym_id, path, kind, language, name, norm_hash, qualname in rows:
+            qualnames.append(qualname)
             ids.append(sym_id)
             paths.append(path)
             kinds.append(kind)
@@ -153,6 +157,7 @@ class Searcher:
                 np.array([path_index[p] for p in paths], dtype=np.int32)
             ] if paths else np.zeros(0, dtype=bool),
             bm25=builder.build(ids),
+            exact=_exact_names(names, qualnames),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -196,9 +201,16 @@ class Searcher:
             return []
         want = min(candidates.size, max(limit * 8 + 20, RERANK_DEPTH))
         top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]]
+        # A query that is exactly a symbol's name (or qualified name) means that symbol, however
+        # long its body: it is a candidate even below the BM25 cut, and it ranks first.
+        exact = np.zeros(len(data.ids), dtype=bool)
+        named = [d for d in data.exact.get(compact(query), ()) if mask[d]]
+        if named:
+            exact[named] = True
+            top = np.union1d(top, np.array(named, dtype=top.dtype))
         scores = scores.copy()
         scores[top] *= _name_boosts(data, top, terms, query)
-        top = top[np.lexsort((top, -scores[top]))]  # score desc, then index order: deterministic
+        top = top[np.lexsort((top, -scores[top], ~exact[top]))]  # exact names, score, index order
         picked: list[int] = []
         groups: dict[tuple[str, str], int] = {}
         dupes: dict[int, list[int]] = {}
@@ -230,6 +242,15 @@ class Searcher:
             return []
         term = parts[-1] if len(parts) == 1 else name.lower().replace("_", "")
         return [data.ids[d] for d in data.bm25.documents_with(term).tolist()]
+
+
+def _exact_names(names: list[str], qualnames: list[str]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for doc, (name, qual) in enumerate(zip(names, qualnames, strict=True)):
+        for key in dict.fromkeys((compact(name), compact(qual))):
+            if key:
+                out.setdefault(key, []).append(doc)
+    return out
 
 
 def _name_boosts(

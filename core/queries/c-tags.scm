@@ -58,6 +58,13 @@
 (preproc_elif (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
 (preproc_elif (union_specifier name: (type_identifier) @name body: (_)) @definition.struct)
 (preproc_elif (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
+(preproc_elifdef (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(preproc_elifdef (union_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(preproc_elifdef (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
+; Inside `extern "C" { ... }` (a header's `#ifdef __cplusplus` wrapper).
+(declaration_list (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(declaration_list (union_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(declaration_list (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
 ; `struct point { ... } origin;` and structs nested in structs.
 (declaration type: (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
 (declaration type: (union_specifier name: (type_identifier) @name body: (_)) @definition.struct)

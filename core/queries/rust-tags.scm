@@ -40,3 +40,17 @@
 (use_declaration argument: (use_wildcard . (_) @import))
 (use_declaration argument: (use_list [(identifier) (scoped_identifier)] @import))
 (extern_crate_declaration name: (identifier) @import)
+
+; Items inside item-position macro invocations (`cfg_net! { pub struct TcpListener { .. } }`, also in
+; `impl` and `mod` bodies, nested ones too): the token tree is parsed again, in place, as Rust items.
+; One that does not parse cleanly as items (`lazy_static!`, `bitflags!`, a DSL) yields nothing.
+(source_file (macro_invocation (token_tree) @reparse))
+(source_file (expression_statement (macro_invocation (token_tree) @reparse)))
+(declaration_list (macro_invocation (token_tree) @reparse))
+
+; `cfg_if! { if #[cfg(unix)] { .. } else { .. } }`: each braced branch holds items.
+(macro_invocation
+  macro: [(identifier) @_macro (scoped_identifier name: (identifier) @_macro)]
+  (token_tree (token_tree) @reparse)
+  (#eq? @_macro "cfg_if")
+  (#match? @reparse "^[{]"))

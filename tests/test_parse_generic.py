@@ -1,0 +1,387 @@
+"""The extractor's generic capabilities, each on real parsed code.
+
+Every capability is switched on by data (a `languages.json` option or a query
+capture); these tests pin down what each one does, using real grammars with
+small inline queries where no shipped language uses the option yet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from symscope.core.languages import LanguageSpec, all_languages
+from symscope.core.parse import MAX_NESTING, extract
+
+
+class _InlineSpec(LanguageSpec):
+    """A language spec whose tags query is given inline (test-only)."""
+
+    __slots__ = ("_source",)
+    _source: str
+
+    def __init__(self, source: str, **fields: object) -> None:
+        base: dict[str, object] = {
+            "extensions": (),
+            "shebangs": (),
+            "fence": "",
+            "pygments": None,
+            "aliases": (),
+            "wrappers": frozenset(),
+            "attached": frozenset(),
+        }
+        base.update(fields)
+        super().__init__(**base)  # type: ignore[arg-type]
+        object.__setattr__(self, "_source", source)
+
+    def query_source(self) -> str:
+        return self._source
+
+    def __hash__(self) -> int:
+        return hash((self.name, self._source))
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+ELIXIR_QUERY = """
+(call target: (identifier) @_k (arguments (alias) @name) (#eq? @_k "defmodule")) @definition.module
+(call target: (identifier) @_k
+  (arguments [(call target: (identifier) @name) (identifier) @name
+              (binary_operator left: (call target: (identifier) @name))])
+  (#any-of? @_k "def" "defp")) @definition.function
+"""
+
+ELIXIR = b"""defmodule Math do
+  @moduledoc "Small math."
+
+  @doc "Factorial."
+  @spec fact(integer) :: integer
+  def fact(0), do: 1
+  # the recursive clause
+  def fact(n) when n > 0 do
+    n * fact(n - 1)
+  end
+
+  def zero?(0), do: true
+  def zero?(_), do: false
+
+  defp helper(x), do: x
+  def fact(:again), do: :separate
+end
+"""
+
+
+def _elixir(merge: bool) -> LanguageSpec:
+    return _InlineSpec(
+        ELIXIR_QUERY,
+        name="elixir",
+        grammar="elixir",
+        query="elixir",
+        attached=frozenset({"unary_operator"}),
+        merge_clauses=merge,
+    )
+
+
+def _table(source: bytes, spec: LanguageSpec) -> dict[str, tuple[str, int, int]]:
+    result = extract("m.ex", source, spec)
+    assert not result.has_errors
+    return {s.id.split("::", 1)[1]: (s.kind, s.start_line, s.end_line) for s in result.symbols}
+
+
+def test_merge_clauses_joins_adjacent_elixir_def_heads() -> None:
+    got = _table(ELIXIR, _elixir(merge=True))
+    assert got == {
+        "Math#module": ("module", 1, 17),
+        # From the first clause's @doc/@spec to the end of the last clause; the comment between is fine.
+        "Math.fact#function": ("function", 4, 10),
+        "Math.zero?#function": ("function", 12, 13),
+        "Math.helper#function": ("function", 15, 15),
+        # Not adjacent (helper is between): a separate definition, as before.
+        "Math.fact#function~2": ("function", 16, 16),
+    }
+
+
+def test_merged_symbol_keeps_first_clause_signature_and_doc_and_spans_all_bytes() -> None:
+    result = extract("m.ex", ELIXIR, _elixir(merge=True))
+    fact = next(s for s in result.symbols if s.id.endswith("Math.fact#function"))
+    assert fact.signature == "def fact(0), do: 1"
+    text = ELIXIR[fact.start_byte : fact.end_byte].decode()
+    assert text.startswith('@doc "Factorial."') and text.endswith("n * fact(n - 1)\n  end")
+    assert fact.tokens > 20
+
+
+def test_without_merge_clauses_every_clause_is_its_own_symbol() -> None:
+    got = _table(ELIXIR, _elixir(merge=False))
+    assert got["Math.fact#function"] == ("function", 4, 6)
+    assert got["Math.fact#function~2"] == ("function", 7, 10)
+    assert got["Math.fact#function~3"] == ("function", 16, 16)
+
+
+HASKELL_QUERY = """
+(signature name: (variable) @name) @definition.function
+(function name: (variable) @name) @definition.function
+(bind name: (variable) @name) @definition.function
+"""
+
+HASKELL = b"""module Fact where
+
+fact :: Int -> Int
+fact 0 = 1
+-- the recursive equation
+fact n = n * fact (n - 1)
+
+-- | Doubles.
+double :: Int -> Int
+double = (* 2)
+"""
+
+
+def test_merge_clauses_joins_haskell_signature_and_equations() -> None:
+    spec = _InlineSpec(
+        HASKELL_QUERY,
+        name="haskell",
+        grammar="haskell",
+        query="haskell",
+        attached=frozenset({"haddock"}),  # its doc comments are not `comment` nodes
+        merge_clauses=True,
+    )
+    result = extract("Fact.hs", HASKELL, spec)
+    got = {s.id: (s.start_line, s.end_line, s.signature) for s in result.symbols}
+    assert got == {
+        "Fact.hs::fact#function": (3, 6, "fact :: Int -> Int"),
+        "Fact.hs::double#function": (8, 10, "double :: Int -> Int"),
+    }
+
+
+PYTHON_OVERLOADS = b'''from typing import overload
+
+
+class Conv:
+    @overload
+    def to(self, x: int) -> int: ...
+    @overload
+    def to(self, x: str) -> str: ...
+    def to(self, x):
+        """Convert."""
+        return x
+
+    def other(self): ...
+
+    def to(self, x, y): ...
+
+
+@overload
+def top(x: int) -> int: ...
+def top(x): return x
+'''
+
+
+def test_merge_clauses_keeps_parents_and_splits_non_adjacent_definitions() -> None:
+    spec = dataclasses.replace(all_languages()["python"], merge_clauses=True)
+    got = _table(PYTHON_OVERLOADS, spec)
+    assert got == {
+        "Conv#class": ("class", 4, 15),
+        "Conv.to#method": ("method", 5, 11),
+        "Conv.other#method": ("method", 13, 13),
+        "Conv.to#method~2": ("method", 15, 15),
+        "top#function": ("function", 18, 20),
+    }
+
+
+def test_shipped_languages_without_merge_clauses_are_unchanged() -> None:
+    got = _table(PYTHON_OVERLOADS, all_languages()["python"])
+    assert got["Conv.to#method"] == ("method", 5, 6)
+    assert got["Conv.to#method~2"] == ("method", 7, 8)
+    assert got["Conv.to#method~3"] == ("method", 9, 11)
+
+
+CARD_VUE = """<template>
+  <div class="card">{{ title }}</div>
+</template>
+
+<script setup lang=ts>
+// Card width in pixels.
+const WIDTH: number = 320
+export function area(h: number): number {
+  return WIDTH * h
+}
+</script>
+"""
+
+
+def test_embedded_script_symbols_keep_the_host_files_lines_and_bytes() -> None:
+    source = CARD_VUE.encode()
+    result = extract("src/components/Card.vue", source, all_languages()["vue"])
+    assert not result.has_errors
+    got = {s.id: (s.kind, s.start_line, s.end_line, s.parent_id) for s in result.symbols}
+    card = "src/components/Card.vue::Card#class"
+    assert got == {
+        card: ("class", 1, 11, None),  # the component: the whole file, named after it
+        "src/components/Card.vue::WIDTH#constant": ("constant", 6, 7, card),
+        "src/components/Card.vue::area#function": ("function", 8, 10, card),
+    }
+    area = result.symbols[-1]
+    assert source[area.start_byte : area.end_byte].decode().startswith("export function area(h: number)")
+    assert source[area.start_byte : area.end_byte].decode().endswith("return WIDTH * h\n}")
+    assert area.signature == "function area(h: number): number"
+    assert result.symbols[1].docstring == "Card width in pixels."
+    assert result.symbols[0].tokens == result.tokens
+
+
+def test_script_lang_attribute_picks_the_language() -> None:
+    typed = '<script lang="ts">\nfunction f(x: number): void {}\n</script>\n'
+    tsx = '<script lang="tsx">\nconst View = (p: Props) => <div>{p.x}</div>\n</script>\n'
+    jsx = '<script lang="jsx">\nconst View = (p) => <div>{p.x}</div>\n</script>\n'
+    for source, name in ((typed, "f"), (tsx, "View"), (jsx, "View")):
+        result = extract("A.vue", source.encode(), all_languages()["vue"])
+        assert not result.has_errors, source
+        assert [s.qualname for s in result.symbols] == ["A", name]
+    # Without `lang` a block is JavaScript, where type annotations are syntax errors.
+    untyped = extract("A.svelte", typed.replace(' lang="ts"', "").encode(), all_languages()["svelte"])
+    assert untyped.has_errors
+
+
+def test_script_in_an_unknown_language_is_skipped() -> None:
+    source = b'<script lang="coffee">\nsquare = (x) -> x * x\nclass Foo\n</script>\n'
+    result = extract("Sq.vue", source, all_languages()["vue"])
+    assert [s.id for s in result.symbols] == ["Sq.vue::Sq#class"]
+    assert not result.has_errors
+
+
+def test_file_symbol_needs_content_and_ignores_markup() -> None:
+    assert extract("Empty.vue", b"\n\n", all_languages()["vue"]).symbols == []
+    markup = b"<template>\n  <h1>{{ x }}</h1>\n</template>\n<style>\nh1 { color: red }\n</style>\n"
+    result = extract("Title.vue", markup, all_languages()["vue"])
+    assert [(s.qualname, s.start_line, s.end_line) for s in result.symbols] == [("Title", 1, 6)]
+
+
+GENERIC = Path(__file__).parent / "fixtures" / "generic"
+
+
+def _ids(name: str, lang: str, spec: LanguageSpec | None = None) -> dict[str, tuple[int, int, str | None]]:
+    source = (GENERIC / name).read_bytes()
+    result = extract(name, source, spec or all_languages()[lang])
+    return {s.id.split("::", 1)[1]: (s.start_line, s.end_line, s.parent_id) for s in result.symbols}
+
+
+def test_rust_items_inside_item_position_macros_are_extracted_with_their_parents() -> None:
+    struct = "rust_macros.rs::TcpListener#struct"
+    assert _ids("rust_macros.rs", "rust") == {
+        "cfg_net#function": (3, 5, None),
+        "TcpListener#struct": (8, 11, None),  # from its doc comment inside `cfg_net! {`
+        "BACKLOG#constant": (14, 14, None),  # a macro inside a macro
+        "TcpListener.bind#method": (20, 23, struct),  # a macro inside an impl
+        "TcpListener.bind_addr#method": (26, 28, struct),
+        "TcpListener.poll_accept#method": (33, 35, struct),  # an impl inside a macro
+        "sys#module": (38, 40, None),
+        "sys.raw#function": (39, 39, "rust_macros.rs::sys#module"),
+        "platform#function": (45, 45, None),  # each `cfg_if!` branch
+        "platform#function~2": (47, 47, None),
+        "Reader#trait": (51, 56, None),
+        "Reader.read_u8#method": (53, 54, "rust_macros.rs::Reader#trait"),
+        "GLOBAL#constant": (59, 59, None),  # tree-sitter-rust knows lazy_static's `static ref`
+        # bitflags' `struct Flags: u32` is not Rust: nothing in that macro (not even NotReal);
+        # `local_items!` in a function body is local.
+        "main#function": (70, 73, None),
+    }
+
+
+def test_macro_items_keep_the_files_bytes_and_docs() -> None:
+    source = (GENERIC / "rust_macros.rs").read_bytes()
+    result = extract("rust_macros.rs", source, all_languages()["rust"])
+    assert not result.has_errors
+    bind = next(s for s in result.symbols if s.qualname == "TcpListener.bind")
+    text = source[bind.start_byte : bind.end_byte].decode()
+    assert text.startswith("/// Binds it.\n        pub async fn bind(")
+    assert text.endswith("Self::bind_addr(addr)\n        }")
+    assert bind.docstring == "Binds it."
+    assert bind.signature == "pub async fn bind(addr: &str) -> io::Result<TcpListener>"
+
+
+def test_without_reparse_captures_macro_items_are_missing() -> None:
+    rust = all_languages()["rust"]
+    query = rust.query_source().split("; Items inside item-position macro invocations")[0]
+    plain = _InlineSpec(query, name="rust", grammar="rust", query="rust", attached=rust.attached)
+    got = _ids("rust_macros.rs", "rust", plain)
+    assert "TcpListener#struct" not in got and "BACKLOG#constant" not in got
+    assert got["TcpListener.bind_addr#method"] == (26, 28, None)  # no struct to belong to
+
+
+def test_nested_macros_stop_at_the_depth_limit() -> None:
+    depth = MAX_NESTING + 3
+    source = "".join(f"m{i}! {{\n" for i in range(depth)) + "fn deep() {}\n" + "}\n" * depth
+    source = "fn shallow() {}\nm! {\n    fn one() {}\n}\n" + source
+    result = extract("deep.rs", source.encode(), all_languages()["rust"])
+    assert [s.qualname for s in result.symbols] == ["shallow", "one"]
+
+
+def test_c_definitions_in_extern_c_and_elifdef_blocks() -> None:
+    assert _ids("preproc.h", "c") == {
+        "ring#struct": (9, 15, None),
+        "ring.ring_stats#struct": (13, 13, "preproc.h::ring#struct"),
+        "ring_mode#enum": (17, 17, None),
+        "ring_lock_t#type": (20, 20, None),
+        "ring_lock#struct": (22, 22, None),
+        "ring_lock_stub#struct": (24, 24, None),
+        "ring_push#function": (27, 28, None),
+    }
+
+
+def test_cpp_members_and_types_in_every_preprocessor_branch() -> None:
+    socket = "preproc.cpp::Socket#class"
+    assert _ids("preproc.cpp", "cpp") == {
+        "Socket#class": (3, 18, None),
+        "Socket.flush#method": (7, 8, socket),
+        "Socket.kFlags#constant": (9, 9, socket),
+        "Socket.flush#method~2": (11, 11, socket),
+        "Socket.flush_posix#method": (13, 13, socket),
+        "Socket.Stats#struct": (16, 16, socket),
+        "net.Poller#struct": (22, 22, None),
+        "net.Poller#struct~2": (24, 24, None),
+        "net.Backend#enum": (25, 25, None),
+        "net.Event#struct": (27, 27, None),
+        "TlsSocket#class": (32, 34, None),
+        "TlsSocket.handshake#method": (33, 33, "preproc.cpp::TlsSocket#class"),
+    }
+
+
+HOOK_LOCALS = r"""
+(call_expression
+  function: [(identifier) (member_expression)] @_hook
+  arguments: (arguments [(arrow_function) (function_expression)] @local)
+  (#match? @_hook "^([$]effect|onMount|useEffect)$"))
+"""
+
+EFFECTS_TS = b"""export const poll = (ms: number) => setInterval(tick, ms);
+
+$effect(() => {
+  const tick = () => console.log('tick');
+  function again(): void {}
+  return () => clearInterval(poll(1000));
+});
+
+onMount(function () {
+  class Local {}
+});
+
+register(() => {
+  const notAHook = () => 1;
+});
+"""
+
+
+def test_local_captures_make_callback_bodies_local() -> None:
+    ts = all_languages()["typescript"]
+    spec = _InlineSpec(
+        ts.query_source() + HOOK_LOCALS,
+        name="typescript",
+        grammar="typescript",
+        query="typescript",
+        wrappers=ts.wrappers,
+        attached=ts.attached,
+    )
+    with_locals = extract("effects.ts", EFFECTS_TS, spec)
+    assert [(s.qualname, s.start_line) for s in with_locals.symbols] == [("poll", 1), ("notAHook", 14)]
+    without = extract("effects.ts", EFFECTS_TS, ts)
+    assert {s.qualname for s in without.symbols} == {"poll", "tick", "again", "Local", "notAHook"}
