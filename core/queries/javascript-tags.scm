@@ -84,3 +84,9 @@
       .
       [(function_expression) (arrow_function)]))
   (#match? @_define "^define(Getter|Property|Accessor)$")) @definition.method
+
+; Callbacks of effect and lifecycle hooks are function bodies: what they define is local.
+(call_expression
+  function: [(identifier) (member_expression)] @_hook
+  arguments: (arguments [(arrow_function) (function_expression)] @local)
+  (#match? @_hook "^([$]effect|[$]effect[.]pre|[$]derived[.]by|onMount|onDestroy|onMounted|onBeforeMount|onUnmounted|onBeforeUnmount|watch|watchEffect|computed|useEffect|useLayoutEffect|useCallback|useMemo)$"))
