@@ -204,7 +204,9 @@ class Searcher:
         # A query that is exactly a symbol's name (or qualified name) means that symbol, however
         # long its body: it is a candidate even below the BM25 cut, and it ranks first.
         exact = np.zeros(len(data.ids), dtype=bool)
-        named = [d for d in data.exact.get(compact(query), ()) if mask[d]]
+        penalised = not path_glob and not asks_aux
+        named = [d for d in data.exact.get(compact(query), ())
+                 if mask[d] and not (penalised and data.auxiliary[d])]
         if named:
             exact[named] = True
             top = np.union1d(top, np.array(named, dtype=top.dtype))
