@@ -7,8 +7,8 @@ hand-written sample of definitions read from that code (format below). The scrip
 indexes `CORPORA_DIR/<name>` (that repository extracted at that commit; nothing is
 downloaded: a missing folder is reported with the command that fetches it) into a
 temporary index and prints, per language: files, symbols and files with parse
-errors of that language, indexing seconds, recall and precision on the sample, and
-every miss and false positive.
+errors of that language, seconds to index the whole corpus (every language in it),
+recall and precision on the sample, and every miss and false positive.
 
     {"language": "proto", "repo": "owner/name", "commit": "<40 hex>",
      "sample": [{"path": "a/b.proto", "qualname": "Svc.Get", "kind": "method",
@@ -39,6 +39,11 @@ from symscope.core.index import Index
 from symscope.core.languages import all_languages
 from symscope.core.models import SYMBOL_KINDS, Symbol
 from symscope.core.sanitize import for_terminal
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: --write is then unlocked
+    fcntl = None  # type: ignore[assignment]
 
 HERE = Path(__file__).resolve().parent
 SAMPLES_DIR = HERE / "languages"
@@ -414,6 +419,18 @@ def write_section(text: str, results: Sequence[LanguageResult], note: str = "") 
     return "".join(lines[:start]) + body + ("\n" + tail if tail else "")
 
 
+def update_results(path: Path, results: Sequence[LanguageResult], note: str = "") -> None:
+    """Rewrite `path`'s languages section in place, locked: several language runs may write at once."""
+    with open(path, "a+", encoding="utf-8") as fh:
+        if fcntl is not None:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        text = write_section(fh.read(), results, note)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.languages", description=__doc__.split("\n")[0])
     parser.add_argument("corpora", type=Path, help="folder holding one extracted repository per language")
@@ -441,8 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "kind and line range; precision: extracted symbols in the sampled files that are real "
             "definitions (`benchmarks/languages/<name>.json`)."
         )
-        old = RESULTS_MD.read_text(encoding="utf-8") if RESULTS_MD.exists() else ""
-        RESULTS_MD.write_text(write_section(old, results, note), encoding="utf-8")
+        update_results(RESULTS_MD, results, note)
         print(f"wrote {RESULTS_MD.name}", file=sys.stderr)
     return 0
 

@@ -92,27 +92,34 @@ class BM25Builder:
                 keep[start:end] = True
             term_ids, freqs = term_ids[keep], freqs[keep]
         doc_ids = np.repeat(docs, counts)
-        doc_len = np.zeros(n, dtype=np.float32)
+        doc_len = np.zeros(n, dtype=np.float64)
         doc_len[docs] = np.fromiter(
-            (self._spans[order[d]][2] for d in docs.tolist()), dtype=np.float32, count=len(docs)
+            (self._spans[order[d]][2] for d in docs.tolist()), dtype=np.float64, count=len(docs)
         )
         df = np.bincount(term_ids, minlength=len(self.vocab))
         ranker.vocab = dict(self.vocab)
-        ranker.avgdl = float(doc_len.sum(dtype=np.float64) / n)
-        idf = okapi_idf(df.astype(np.float64), n).astype(np.float32)
-        tf = freqs.astype(np.float32)
-        norm = doc_len[doc_ids]
-        norm *= np.float32(k1 * b / (ranker.avgdl or 1.0))
-        norm += np.float32(k1 * (1 - b))
+        ranker.avgdl = float(doc_len.sum() / n)
+        idf = okapi_idf(df.astype(np.float64), n)
+        # In float64 (then stored as float32), in place: the scores match rank-bm25's to the bit
+        # of float32 without a second copy of every pair.
+        tf = freqs.astype(np.float64)
+        norm = doc_len[doc_ids]  # k1 * (1 - b + b * len / avgdl) + tf, in rank-bm25's order
+        norm *= b
+        norm /= ranker.avgdl or 1.0
+        norm += 1 - b
+        norm *= k1
         norm += tf
-        weights = idf[term_ids] * tf
-        weights *= np.float32(k1 + 1)
+        weights = idf[term_ids]
+        weights *= tf
+        weights *= k1 + 1
         weights /= norm
         del norm, tf
+        weights32 = weights.astype(np.float32)
+        del weights
         by_term = np.argsort(term_ids, kind="stable")
         ranker.indptr = np.concatenate(([0], np.cumsum(df))).astype(np.int64)
         ranker.postings = doc_ids[by_term]
-        ranker.weights = weights[by_term]
+        ranker.weights = weights32[by_term]
         return ranker
 
 

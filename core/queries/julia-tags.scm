@@ -57,159 +57,64 @@
 
 ; Functions: `function f(x)`, `function f(x)::T where {T}`, `function nobody end` and
 ; the short forms `f(x) = ...`, `f(x)::T = ...`, `f(x::T) where {T} = ...`, with
-; names `f`, `Base.show`, `+`, `(+)`, `Base.:+`, `Base.:(==)`, `Vector{T}`.
-; Functions in `let`, `for`, `while`, `try`, `do`, `quote` and `begin` blocks
-; (`@testset "..." begin ... end`) are local closures: tree-sitter queries cannot
-; say "not inside", so the same shape is listed once per place a global function
-; can stand.
+; names `f`, `Base.show`, `+`, `(+)`, `Base.:+`, `Base.:(==)`, `Vector{T}`. The
+; wildcard levels are `::` return types and `where` clauses (an `f(x).a = 1` or
+; `f(x)[i] = 1` assignment has neither, so it is no definition).
 ((string_literal)? @doc
   . (function_definition (signature (identifier) @name)) @definition.function)
-
-; At the top level of a file.
-(source_file
-  [(function_definition
-     (signature
-       [(call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-        (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-           ["::" "where"])
-        (_ . (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-                ["::" "where"])
-           "where")]))
-   (assignment
-     . [(call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-        (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-           ["::" "where"])
-        (_ . (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-                ["::" "where"])
-           "where")])] @definition.function)
-
-; Wrapped in a macro call: `@inline f(x) = ...`, `@doc "..." f(x) = ...`, `@eval` in a loop.
-(macro_argument_list
-  [(function_definition
-     (signature
-       [(call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-        (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-           ["::" "where"])
-        (_ . (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-                ["::" "where"])
-           "where")]))
-   (assignment
-     . [(call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-        (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-           ["::" "where"])
-        (_ . (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-                ["::" "where"])
-           "where")])] @definition.function)
-
-; In a module, a struct (inner constructors) or an `if`/`@static if` branch.
-(_
-  ["module" "baremodule" "struct" "if" "elseif" "else"]
-  (block
-    [(function_definition
-       (signature
-         [(call_expression
-            . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-               (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-               (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-          (_ . (call_expression
-            . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-               (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-               (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-             ["::" "where"])
-          (_ . (_ . (call_expression
-            . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-               (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-               (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-                  ["::" "where"])
-             "where")]))
+((string_literal)? @doc
+  . [(function_definition
+      (signature
+        [(call_expression
+           . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name
+              (field_expression (identifier) .) @name
+              (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
+              (field_expression . (identifier) @receiver
+                (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
+         (_ . (call_expression
+           . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name
+              (field_expression (identifier) .) @name
+              (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
+              (field_expression . (identifier) @receiver
+                (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
+            ["::" "where"])
+         (_ . (_ . (call_expression
+           . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name
+              (field_expression (identifier) .) @name
+              (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
+              (field_expression . (identifier) @receiver
+                (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
+                 ["::" "where"])
+            "where")]))
      (assignment
        . [(call_expression
-            . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-               (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-               (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-          (_ . (call_expression
-            . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-               (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-               (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-             ["::" "where"])
-          (_ . (_ . (call_expression
-            . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-               (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-               (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-                  ["::" "where"])
-             "where")])] @definition.function))
-
-; The same definitions with their docstring (a later pattern wins for the same name).
-((string_literal) @doc
-  . [(function_definition
-     (signature
-       [(call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
+          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name
+             (field_expression (identifier) .) @name
              (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
+             (field_expression . (identifier) @receiver
+               (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
         (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
+          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name
+             (field_expression (identifier) .) @name
              (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
+             (field_expression . (identifier) @receiver
+               (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
            ["::" "where"])
         (_ . (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
+          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name
+             (field_expression (identifier) .) @name
              (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-                ["::" "where"])
-           "where")]))
-   (assignment
-     . [(call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-        (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
-           ["::" "where"])
-        (_ . (_ . (call_expression
-          . [(identifier) @name (operator) @name (parenthesized_expression (operator)) @name (field_expression (identifier) .) @name
-             (parametrized_type_expression . [(identifier) (field_expression (identifier) .)] @name)
-             (field_expression . (identifier) @receiver (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
+             (field_expression . (identifier) @receiver
+               (quote_expression [(operator) (parenthesized_expression (operator))] @name))])
                 ["::" "where"])
            "where")])] @definition.function)
+
+; Functions defined in `let`, `while`, `try` and `do` blocks and in `@testset`s are
+; local closures (a `for` loop is not listed: `for T in types; @eval f(x::$T) = ...`
+; defines global methods).
+[(let_statement) (while_statement) (try_statement) (do_clause)] @local
+((macrocall_expression (macro_identifier (identifier) @_testset)) @local
+  (#match? @_testset "^(testset|testitem)$"))
 
 (using_statement [(identifier) (import_path)] @import)
 (using_statement (selected_import . [(identifier) (import_path)] @import))
