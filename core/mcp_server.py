@@ -1,0 +1,750 @@
+"""`symscope mcp`: one repo's index served to coding agents over MCP (stdio), on the official SDK 2.x.
+
+Agents search compact metadata, then fetch whole symbols: few tools, short
+descriptions, compact schemas. Everything comes from `symscope.core.api` (the
+functions the CLI prints), so the server and the CLI cannot disagree; this
+module only formats.
+
+* Text only. Claude Code hands the model only `structuredContent` when a result
+  has it, so results carry none: source stays exact instead of JSON-escaped.
+* Savings ride in `_meta` (`symscope/tokens`, `symscope/file_tokens`,
+  `symscope/saved_pct`, exact cl100k counts), never in the text the model pays for.
+* Never stale: before each answer, files changed since the last index are
+  re-indexed (`Index.update`: a size+mtime stat check when nothing changed).
+* Errors are the SDK's `ToolError`, one line saying what went wrong and what
+  to call instead, so the model reads them; the server survives every one.
+* Untrusted text: ids, paths and signatures pass through `for_terminal`; source
+  stays exact except raw control characters (`for_paste`, counted in a note).
+  Log lines (stderr) are sanitised too. Nothing but protocol goes to stdout.
+
+A tool is one method of `Tools` marked with `@_tool(...)`; adding
+`find_dependencies` or `build_bundle` is one such method each.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import BeforeValidator, Field, ValidationError
+
+from symscope.core import api
+from symscope.core.errors import (
+    BadQueryError,
+    IndexAccessError,
+    NotARepoError,
+    StaleSymbolError,
+    SymscopeError,
+    UnknownSymbolError,
+)
+from symscope.core.index import Index
+from symscope.core.languages import language_by_name
+from symscope.core.models import IndexProgress, IndexReport, SearchHit, Symbol
+from symscope.core.sanitize import for_paste, for_terminal
+from symscope.core.store import Store
+from symscope.core.tokens import count_many, count_tokens
+
+log = logging.getLogger("symscope.mcp")
+
+#: Most tokens one answer carries by default; longer answers are cut and say so.
+RESULT_BUDGET = 6000
+#: Outlines and reference lists are cut sooner: they are for picking ids.
+LIST_BUDGET = 3000
+#: Signatures in search hits are cut to this many characters.
+SIGNATURE_CHARS = 80
+#: Code lines shown beside references.
+USE_LINE_CHARS = 100
+#: At most this many progress notifications per reindex.
+PROGRESS_STEPS = 100
+
+INSTRUCTIONS = (
+    "symscope indexes this repository's code symbols (functions, classes, methods, types). "
+    "Search with search_symbols, then fetch exact source with get_symbols for the best ids: "
+    "far cheaper than reading whole files. Results always reflect the files on disk."
+)
+
+# -- argument types (module level: the SDK evaluates the annotations by name) ---------------
+
+KindName = Literal[
+    "function", "method", "class", "struct", "interface", "trait", "enum", "type", "constant", "module"
+]
+OutputFormat = Literal["plain", "markdown", "xml"]
+
+
+def _as_list(value: Any) -> Any:
+    """A bare string where a list is expected (a common slip of models) is a list of one."""
+    return [value] if isinstance(value, str) else value
+
+
+QueryArg = Annotated[str, Field(description="keywords, identifiers or plain English")]
+PathGlob = Annotated[str | None, Field(description="only paths matching this glob, e.g. lib/* or *.go")]
+SearchLimit = Annotated[int, Field(ge=1, le=50)]
+IdList = Annotated[
+    list[str],
+    BeforeValidator(_as_list),
+    Field(min_length=1, max_length=20, description="ids from search_symbols, get_outline or find_references"),
+]
+RepoPath = Annotated[str, Field(description="file or folder relative to the repo root; '.' is the root")]
+RefLimit = Annotated[int, Field(ge=1, le=100)]
+PathList = Annotated[
+    list[str] | None,
+    BeforeValidator(_as_list),
+    Field(description="files or folders to re-read even if unchanged; omit to rebuild everything"),
+]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES_INDEX = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+_F = TypeVar("_F", bound=Callable[..., CallToolResult])
+#: Tool name -> (description, annotations), in the order `tools/list` shows them.
+_TOOLS: dict[str, tuple[str, ToolAnnotations]] = {}
+
+
+def _tool(description: str, annotations: ToolAnnotations = READ_ONLY) -> Callable[[_F], _F]:
+    """Mark a `Tools` method as an MCP tool; its parameters are the tool's arguments."""
+
+    def mark(method: _F) -> _F:
+        _TOOLS[method.__name__] = (description, annotations)
+        return method
+
+    return mark
+
+
+# -- small formatting helpers -------------------------------------------------------------------
+
+
+def _lines(start: int, end: int) -> str:
+    return f"L{start}" if start == end else f"L{start}-{end}"
+
+
+def _one_line(text: str, width: int) -> str:
+    """Whitespace collapsed, cut to `width` characters (marked), safe to show."""
+    flat = " ".join(text.split())
+    if len(flat) > width:
+        flat = flat[: width - 1] + "…"
+    return for_terminal(flat)
+
+
+def _safe_line(text: str) -> str:
+    """A message for one line: sanitised, newlines folded."""
+    return " ".join(for_terminal(text).split())
+
+
+def _fence(code: str) -> str:
+    longest = 0
+    run = 0
+    for ch in code:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def _xml_attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cdata(text: str) -> str:
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+def _under(path: str, folder: str) -> bool:
+    return not folder or path == folder or path.startswith(folder + "/")
+
+
+def _file_tokens(index: Index, paths: set[str]) -> int:
+    """Tokens of reading these files whole: what the answer saves against."""
+    total = 0
+    for path in paths:
+        rec = index.file(path)
+        total += rec.tokens if rec is not None else 0
+    return total
+
+
+def reply(text: str, file_tokens: int | None = None) -> CallToolResult:
+    """A text-only result with its exact cl100k cost (and saving) in `_meta`."""
+    tokens = count_tokens(text)
+    meta: dict[str, Any] = {"symscope/tokens": tokens}
+    if file_tokens:
+        meta["symscope/file_tokens"] = file_tokens
+        meta["symscope/saved_pct"] = round(100.0 * (1 - tokens / file_tokens), 1)
+    return CallToolResult(content=[TextContent(type="text", text=text)], _meta=meta)
+
+
+def hit_text(n: int, hit: SearchHit) -> str:
+    """One compact search hit: id, lines, tokens, and the signature on a second line.
+
+    The id spells path, qualified name and kind (`path::qualname#kind`), so they
+    are not repeated; this is the compact counterpart of `api.hit_json`.
+    """
+    s = hit.symbol
+    head = f"{n}. {for_terminal(s.id)} {_lines(s.start_line, s.end_line)}, {s.tokens} tokens"
+    if hit.duplicates:
+        head += f" (+{len(hit.duplicates)} identical)"
+    signature = _one_line(s.signature, SIGNATURE_CHARS)
+    return f"{head}\n   {signature}" if signature else head
+
+
+def status_figures(index: Index, last_indexed: str | None, report: IndexReport | None) -> dict[str, Any]:
+    """`index_status`'s figures: `api.stats` plus freshness and skipped files grouped by reason."""
+    data = api.stats(index)
+    reasons = Counter(s.reason.split(" (")[0] for s in index.skipped())
+    data["last_indexed"] = int(last_indexed) if last_indexed and last_indexed.isdigit() else None
+    data["changed_since"] = (report.parsed + report.removed) if report is not None else None
+    data["skipped_by_reason"] = dict(reasons.most_common())
+    return data
+
+
+def mark_for_recheck(index: Index, folders: list[str]) -> int:
+    """Make the next update re-read (and re-hash) every indexed file under `folders`.
+
+    For edits that kept size and mtime (`cp -p`, `rsync -t`, archive extraction),
+    which the stat check cannot see. Returns how many files were marked.
+    """
+    marked = [rec.path for rec in index.files() if any(_under(rec.path, f) for f in folders)]
+    if marked:
+        with index.store.transaction() as conn:
+            for path in marked:
+                Store.touch_file(conn, path, -1)
+    return len(marked)
+
+
+# -- the session: one index, refreshed before each answer ----------------------------------------
+
+
+class Session:
+    """The index as the tools see it: one call at a time, refreshed before each answer."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.lock = threading.Lock()
+        self.shown: dict[str, tuple[int, int]] = {}
+        """Every id handed to the agent, with the lines it was shown at."""
+        self.note: str | None = None
+        """Why the last refresh failed, if it did (then answers come from the index as it was)."""
+
+    def refresh(self) -> IndexReport | None:
+        """Re-index files changed since the last index (near-free when nothing changed)."""
+        try:
+            report = self.index.update()
+        except IndexAccessError as exc:  # read-only or busy: answer from what is indexed
+            if not self.index.is_built:
+                raise
+            self.note = f"index not refreshed ({exc}); results may be stale"
+            log.warning("%s", self.note)
+            return None
+        self.note = None
+        if report.parsed or report.removed:
+            log.info("re-indexed %d changed and %d removed files in %.2f s",
+                     report.parsed, report.removed, report.seconds)
+        return report
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator[Index]:
+        """The refreshed index, held for one answer; engine errors become one-line tool errors."""
+        with self.lock:
+            try:
+                self.refresh()
+                yield self.index
+            except SymscopeError as exc:
+                raise ToolError(self.explain(exc)) from None
+
+    def remember(self, items: list[Symbol] | list[dict[str, Any]]) -> None:
+        """Note ids handed to the agent (symbols, or their `api` dicts) and the lines shown."""
+        for item in items:
+            if isinstance(item, Symbol):
+                self.shown[item.id] = (item.start_line, item.end_line)
+            else:
+                self.shown[item["id"]] = (item["start_line"], item["end_line"])
+
+    def symbol(self, symbol_id: str) -> Symbol:
+        """The symbol with this id now, or a tool error saying what to call instead."""
+        try:
+            return self.index.symbol(symbol_id)
+        except UnknownSymbolError:
+            raise ToolError(self.unknown(symbol_id)) from None
+
+    def unknown(self, symbol_id: str) -> str:
+        shown = _safe_line(symbol_id)
+        if symbol_id in self.shown:
+            return (f"{shown} no longer exists: its file changed since you got this id "
+                    "(renamed, moved or deleted); call search_symbols again")
+        path = symbol_id.split("::", 1)[0]
+        if "::" in symbol_id and self.index.file(path) is not None:
+            return f"unknown symbol id {shown}; call get_outline on {_safe_line(path)} for its ids"
+        return (f"unknown symbol id {shown}; ids look like path::qualname#kind, "
+                "call search_symbols to find one")
+
+    def explain(self, exc: SymscopeError) -> str:
+        """One line: what went wrong and what to call instead."""
+        text = _safe_line(str(exc))
+        if isinstance(exc, BadQueryError):
+            return f"{text}; call search_symbols with other words or filters"
+        if isinstance(exc, StaleSymbolError):
+            return f"{text}; call search_symbols again for current ids"
+        if isinstance(exc, NotARepoError):
+            return f"{text}; paths are relative to the repo root (get_outline '.' lists it)"
+        return text
+
+    def path(self, given: str) -> str:
+        """A user-given path as repo-relative, or a tool error if outside the repo or missing."""
+        root = self.index.root
+        raw = Path(given.strip() or ".").expanduser()
+        target = raw if raw.is_absolute() else root / raw
+        try:
+            resolved = target.resolve()
+        except (OSError, RuntimeError):
+            resolved = target
+        if resolved != root and root not in resolved.parents:
+            raise ToolError(f"{_safe_line(given)} is outside the repository; give a path relative "
+                            "to its root (get_outline '.' lists it)")
+        if not resolved.exists():
+            raise ToolError(f"no file or folder {_safe_line(given)} in the repository; "
+                            "call get_outline '.' or search_symbols")
+        rel = resolved.relative_to(root).as_posix()
+        return "" if rel == "." else rel
+
+
+# -- the tools ----------------------------------------------------------------------------------
+
+
+class Tools:
+    """Every MCP tool, one method each; `build_server` registers the marked ones."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    @_tool("Find code symbols (functions, classes, methods, types...) by keywords or plain English. "
+           "Returns ids with lines and token counts, never source: fetch code with get_symbols.")
+    def search_symbols(
+        self,
+        query: QueryArg,
+        kind: KindName | None = None,
+        lang: str | None = None,
+        path: PathGlob = None,
+        limit: SearchLimit = 10,
+    ) -> CallToolResult:
+        """Ranked exactly as `symscope search` ranks (the same `api.search_hits`)."""
+        with self.session.fresh() as index:
+            hits = api.search_hits(index, query, limit + 1, kind, lang, path)
+            shown, more = hits[:limit], len(hits) > limit
+            self.session.remember([h.symbol for h in shown])
+            if not shown:
+                return reply("No symbols match; try other words, or fewer filters.")
+            parts = [hit_text(n, h) for n, h in enumerate(shown, start=1)]
+            if more:
+                parts.append("[more match: raise limit (max 50) or narrow with kind, lang or path]")
+            return reply("\n".join(parts), _file_tokens(index, {h.symbol.path for h in shown}))
+
+    @_tool("Exact source of symbols by id, one header line each. Much cheaper than reading whole files.")
+    def get_symbols(self, ids: IdList, format: OutputFormat = "plain") -> CallToolResult:
+        """Each symbol's exact bytes as they are on disk now, within `RESULT_BUDGET` tokens."""
+        with self.session.fresh() as index:
+            wanted = list(dict.fromkeys(ids))
+            found: list[Symbol] = []
+            missing: list[str] = []
+            for symbol_id in wanted:
+                try:
+                    found.append(self.session.symbol(symbol_id))
+                except ToolError as exc:
+                    if len(wanted) == 1:
+                        raise
+                    missing.append(str(exc))
+            if not found:
+                raise ToolError(missing[0] if len(missing) == 1 else
+                                f"none of these ids exists ({missing[0]})")
+            items: list[str] = []
+            notes: list[str] = []
+            spent = 0
+            left_out: list[Symbol] = []
+            controls = 0
+            for sym in found:
+                if items and spent + sym.tokens > RESULT_BUDGET:
+                    left_out.append(sym)
+                    continue
+                source = api.show(index, sym.id)["source"]
+                if spent + sym.tokens > RESULT_BUDGET:
+                    source, cut_note = _cut(source, sym, RESULT_BUDGET)
+                    notes.append(cut_note)
+                source, n = for_paste(source)
+                controls += n
+                spent += sym.tokens
+                items.append(_render(sym, source, format, self.session.shown.get(sym.id)))
+            self.session.remember(found)
+            if left_out:
+                notes.append(f"[cut at about {RESULT_BUDGET} tokens: {len(left_out)} more not shown "
+                             f"({sum(s.tokens for s in left_out)} tokens): "
+                             + ", ".join(for_terminal(s.id) for s in left_out)
+                             + "; call get_symbols with them]")
+            notes += [f"[{m}]" for m in missing]
+            if controls:
+                notes.append(f"[{controls} raw control characters shown as \\xNN escapes]")
+            text = "\n".join(items) + ("\n" + "\n".join(notes) + "\n" if notes else "")
+            used = [s for s in found if s not in left_out]
+            return reply(text, _file_tokens(index, {s.path for s in used}))
+
+    @_tool("A file's symbols (nested, with lines, tokens and ids), "
+           "or a folder's files and subfolders with token totals.")
+    def get_outline(self, path: RepoPath = ".") -> CallToolResult:
+        """`api.outline`, laid out compactly: a file's tree, or a folder's direct entries."""
+        with self.session.fresh() as index:
+            rel = self.session.path(path)
+            if rel and index.file(rel) is None and (index.root / rel).is_file():
+                reason = next((s.reason for s in index.skipped() if s.path == rel), "not a source file")
+                raise ToolError(f"{_safe_line(rel)} is not indexed ({_safe_line(reason)}); "
+                                "call get_outline on its folder, or search_symbols")
+            data = api.outline(index, str(index.root / rel), cwd=index.root)
+            if "symbols" in data:
+                lines = self._file_outline(data)
+                return reply(_cut_lines(lines, LIST_BUDGET, f"call get_symbols on {data['path']} ids"),
+                             data["tokens"])
+            lines = _folder_outline(rel, data["files"])
+            return reply(_cut_lines(lines, LIST_BUDGET, "call get_outline on a subfolder"))
+
+    def _file_outline(self, data: dict[str, Any]) -> list[str]:
+        path = data["path"]
+        lines = [f"{for_terminal(path)}: {data['language']}, {data['tokens']} tokens. "
+                 f"Ids are \"{for_terminal(path)}::\" + the name before the space."]
+        shown: list[dict[str, Any]] = []
+
+        def walk(nodes: list[dict[str, Any]], depth: int) -> None:
+            for node in nodes:
+                suffix = node["id"].split("::", 1)[1]
+                lines.append(f"{'  ' * depth}{for_terminal(suffix)} "
+                             f"{_lines(node['start_line'], node['end_line'])}, {node['tokens']} tokens")
+                shown.append(node)
+                walk(node["children"], depth + 1)
+
+        walk(data["symbols"], 0)
+        if len(lines) == 1:
+            lines.append("(no symbols)")
+        self.session.remember(shown)
+        return lines
+
+    @_tool("Symbols whose code mentions this symbol's name (by name, not type-aware), "
+           "with the line of each use.")
+    def find_references(self, id: str, limit: RefLimit = 20) -> CallToolResult:
+        """`api.refs`, each with the code line of the use."""
+        with self.session.fresh() as index:
+            target = self.session.symbol(id)
+            refs = api.refs(index, target.id, limit + 1)["references"]
+            shown, more = refs[:limit], len(refs) > limit
+            if not shown:
+                return reply(f"No other symbol mentions {for_terminal(target.name)}.")
+            files: dict[str, list[str]] = {}
+            lines = [f"{len(shown)} symbols mention {for_terminal(target.name)} (id, line of use, code):"]
+            for ref in shown:
+                if ref["path"] not in files:
+                    try:
+                        data = index.indexed_bytes(ref["path"])
+                        files[ref["path"]] = data.decode("utf-8", "replace").split("\n")
+                    except StaleSymbolError:
+                        files[ref["path"]] = []
+                source_lines = files[ref["path"]]
+                line_no = ref["line"]
+                code = source_lines[line_no - 1] if 0 < line_no <= len(source_lines) else ""
+                lines.append(f"{for_terminal(ref['id'])} L{ref['line']}: {_one_line(code, USE_LINE_CHARS)}")
+            self.session.remember(shown)
+            if more:
+                lines.append("[more mention it: raise limit (max 100)]")
+            return reply(_cut_lines(lines, LIST_BUDGET, "lower limit, or fetch these with get_symbols"),
+                         _file_tokens(index, set(files)))
+
+    @_tool("Index figures: files, symbols, tokens, languages, when indexed, "
+           "files changed since, skipped files by reason.")
+    def index_status(self) -> CallToolResult:
+        """What the index holds and how fresh it is; this call re-indexes changed files first."""
+        with self.session.lock:
+            try:
+                last = self.session.index.store.get_meta("indexed_at")
+                report = self.session.refresh()
+                data = status_figures(self.session.index, last, report)
+            except SymscopeError as exc:
+                raise ToolError(self.session.explain(exc)) from None
+        langs = sorted(data["languages"].items(), key=lambda kv: -kv[1]["tokens"])
+        when = (time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(data["last_indexed"]))
+                if data["last_indexed"] else "never")
+        changed = data["changed_since"]
+        lines = [
+            f"repo {for_terminal(data['root'])}",
+            f"index {for_terminal(data['index'])} ({data['index_bytes'] / 1e6:.1f} MB)",
+            f"files {data['files']}, symbols {data['symbols']}, tokens {data['tokens']}",
+            "languages: " + ("; ".join(f"{for_terminal(k)} {v['files']} files {v['tokens']} tokens"
+                                      for k, v in langs) or "none"),
+            f"last indexed {when}; files changed since: "
+            + (f"{changed} (re-indexed before this answer)" if changed is not None else "unknown"),
+            f"skipped {data['skipped']} files"
+            + (": " + ", ".join(f"{for_terminal(r)} {n}" for r, n in data["skipped_by_reason"].items())
+               if data["skipped_by_reason"] else ""),
+        ]
+        if self.session.note:
+            lines.append(f"[{for_terminal(self.session.note)}]")
+        return reply("\n".join(lines))
+
+    @_tool("Re-index the whole repo from scratch, or re-read the given paths. Rarely needed: "
+           "every call already picks up changed files.", WRITES_INDEX)
+    def reindex(self, ctx: Context[Any, Any], paths: PathList = None) -> CallToolResult:
+        """Progress goes to the caller as notifications, ending at the total."""
+        sent: list[tuple[int, int]] = []
+
+        def progress(p: IndexProgress) -> None:
+            step = max(1, p.total // PROGRESS_STEPS)
+            if p.done == p.total or p.done % step == 0:
+                sent.append((p.done, p.total))
+                anyio.from_thread.run(ctx.report_progress, p.done, p.total, for_terminal(p.path))
+
+        with self.session.lock:
+            try:
+                index = self.session.index
+                if paths:
+                    folders = [self.session.path(p) for p in paths]
+                    marked = mark_for_recheck(index, folders)
+                    report = index.update(progress=progress)
+                    scope = f"re-read {marked} indexed files under " + ", ".join(
+                        for_terminal(f or ".") for f in folders)
+                else:
+                    report = index.update(progress=progress, rebuild=True)
+                    scope = "rebuilt the index"
+            except SymscopeError as exc:
+                raise ToolError(self.session.explain(exc)) from None
+        if not sent:  # nothing to read: still tell the caller it is over
+            anyio.from_thread.run(ctx.report_progress, 0, 0, "nothing to re-read")
+        data = api.report_json(index, report)
+        return reply(
+            f"{scope} in {data['seconds']} s: {data['files']} files, {data['symbols']} symbols "
+            f"(parsed {data['parsed']}, unchanged {data['unchanged']}, removed {data['removed']}, "
+            f"skipped {data['skipped']})"
+        )
+
+
+def _render(sym: Symbol, source: str, fmt: OutputFormat, was: tuple[int, int] | None) -> str:
+    """One item of `get_symbols`: one header line, then the source exactly."""
+    moved = ""
+    if was is not None and was != (sym.start_line, sym.end_line):
+        moved = f" (moved; was {_lines(*was)})"
+    ident = for_terminal(sym.id)
+    where = _lines(sym.start_line, sym.end_line)
+    body = source if source.endswith("\n") else source + "\n"
+    if fmt == "markdown":
+        spec = language_by_name(sym.language)
+        fence = _fence(source)
+        return f"### {ident} {where}{moved}\n{fence}{spec.fence if spec else ''}\n{body}{fence}\n"
+    if fmt == "xml":
+        note = f' moved_from="{_lines(*was)}"' if moved and was else ""
+        return f'<symbol id="{_xml_attr(ident)}" lines="{where[1:]}"{note}>\n{_cdata(body)}\n</symbol>\n'
+    return f"--- {ident} {where}{moved}\n{body}"
+
+
+def _cut(source: str, sym: Symbol, budget: int) -> tuple[str, str]:
+    """The leading whole lines of `source` that fit in `budget` tokens, and a note saying so."""
+    lines = source.splitlines(keepends=True)
+    spent = keep = 0
+    for cost in count_many(lines):
+        if spent + cost > budget:
+            break
+        spent += cost
+        keep += 1
+    keep = max(1, keep)
+    last = sym.start_line + keep - 1
+    note = (f"[cut: {for_terminal(sym.id)} is {sym.tokens} tokens; showed {_lines(sym.start_line, last)} "
+            f"of {_lines(sym.start_line, sym.end_line)}. Its members: get_outline {for_terminal(sym.path)}]")
+    return "".join(lines[:keep]), note
+
+
+def _cut_lines(lines: list[str], budget: int, hint: str) -> str:
+    """Join lines until `budget` tokens, then say how many were left out and what to call."""
+    costs = count_many([line + "\n" for line in lines])
+    spent = 0
+    for n, cost in enumerate(costs):
+        if spent + cost > budget and n > 1:
+            return "\n".join(lines[:n]) + f"\n[cut at about {budget} tokens: {len(lines) - n} more lines; {hint}]"
+        spent += cost
+    return "\n".join(lines)
+
+
+def _folder_outline(rel: str, files: list[dict[str, Any]]) -> list[str]:
+    """A folder's direct subfolders (file counts, token totals) and files (tokens, symbols)."""
+    prefix = rel + "/" if rel else ""
+    folders: dict[str, list[int]] = {}
+    direct: list[dict[str, Any]] = []
+    for f in files:
+        rest = f["path"][len(prefix):]
+        if "/" in rest:
+            name = rest.split("/", 1)[0]
+            entry = folders.setdefault(name, [0, 0])
+            entry[0] += 1
+            entry[1] += f["tokens"]
+        else:
+            direct.append(f)
+    total = sum(f["tokens"] for f in files)
+    lines = [f"{for_terminal(rel or '.')}/: {len(files)} indexed files, {total} tokens"]
+    for name, (count, tokens) in sorted(folders.items()):
+        lines.append(f"  {for_terminal(name)}/ {count} files, {tokens} tokens")
+    for f in sorted(direct, key=lambda f: f["path"]):
+        name = f["path"][len(prefix):]
+        lines.append(f"  {for_terminal(name)} {f['language']}, {f['tokens']} tokens, "
+                     f"{len(f['symbols'])} top-level symbols")
+    if not files:
+        lines.append("  (no indexed files; index_status lists skipped ones)")
+    return lines
+
+
+# -- the server ---------------------------------------------------------------------------------
+
+
+class SymscopeServer(MCPServer[Any]):
+    """`MCPServer` whose argument errors are one line naming the argument and what to do."""
+
+    symscope: Session
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if name not in _TOOLS:
+            raise ToolError(f"unknown tool {_safe_line(name)}; symscope's tools are " + ", ".join(_TOOLS))
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(argument_error(name, exc.__cause__)) from exc.__cause__
+            raise
+
+
+def argument_error(tool: str, error: ValidationError) -> str:
+    """A validation failure as one line: which argument, what is wrong, what to call."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "arguments"
+    field = str(first["loc"][0]) if first["loc"] else "arguments"
+    if first["type"] == "missing":
+        what = f"missing argument {where}"
+    else:
+        got = repr(first.get("input"))
+        got = got if len(got) <= 40 else got[:39] + "…"
+        what = f"bad argument {where}: {first['msg']} (got {got})"
+    return _safe_line(f"Error executing tool {tool}: {what}; call {tool} again with a valid {field}")
+
+
+def compact_schema(node: Any) -> Any:
+    """A pydantic JSON schema without titles, and `X | None` shown as plain X.
+
+    Validation still runs on the full model; this only trims what every
+    `tools/list` costs the model (the tools schemas ride along in every prompt).
+    """
+    if isinstance(node, list):
+        return [compact_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title":
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: compact_schema(v) for name, v in value.items()}
+        else:
+            out[key] = compact_schema(value)
+    variants = out.get("anyOf")
+    if isinstance(variants, list):
+        kept = [v for v in variants if v != {"type": "null"}]
+        if len(kept) == 1 and len(kept) < len(variants):
+            del out["anyOf"]
+            out = {**kept[0], **out}
+            if "default" in out and out["default"] is None:
+                del out["default"]
+    return out
+
+
+@contextlib.contextmanager
+def _without_rich() -> Iterator[None]:
+    """Keep `rich` unimportable while the SDK sets up its logging.
+
+    MCPServer's constructor installs a rich log handler whenever rich can be
+    imported (it can: the UI depends on it); core/ must never load rich, so the
+    SDK falls back to a plain handler, which `_log_to_stderr` has made a no-op.
+    """
+    if "rich" in sys.modules:  # already loaded by the embedding process: nothing to keep out
+        yield
+        return
+    sys.modules["rich"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.modules.pop("rich", None)
+
+
+class _SafeFormatter(logging.Formatter):
+    """Log lines on stderr reach a person's terminal: sanitised like every other output."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return for_terminal(super().format(record))
+
+
+def _log_to_stderr() -> None:
+    """Sanitised log lines on stderr (stdout is the protocol's), unless logging is set up already."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_SafeFormatter("symscope mcp: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    log.setLevel(logging.INFO)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("symscope")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def build_server(index: Index) -> SymscopeServer:
+    """The MCP server over one open index (the caller closes the index)."""
+    _log_to_stderr()
+    tools = Tools(Session(index))
+    specs: list[Tool] = []
+    for name, (description, hints) in _TOOLS.items():
+        tool = Tool.from_function(getattr(tools, name), name=name, description=description,
+                                  annotations=hints, structured_output=False)
+        specs.append(tool.model_copy(update={"parameters": compact_schema(tool.parameters)}))
+    with _without_rich():
+        server = SymscopeServer("symscope", instructions=INSTRUCTIONS, version=_version(), tools=specs)
+    server.symscope = tools.session
+    return server
+
+
+def serve(repo: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None) -> int:
+    """Serve `repo` over stdio until the client closes stdin; returns the exit code.
+
+    The index is opened now (a bad repo or corrupt index fails at once) and built,
+    if it never was, on the first call, so the handshake never waits for it.
+    """
+    _log_to_stderr()
+    index = Index.open(repo, index_dir)
+    try:
+        server = build_server(index)
+        log.info("serving %s over stdio (index %s)", index.root, index.index_dir)
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(server.run_stdio_async)
+    finally:
+        index.close()
+    log.info("stopped")
+    return 0
