@@ -251,6 +251,19 @@ def stats(index: Index) -> Json:
     }
 
 
+def status(index: Index, last_indexed: str | None = None, report: IndexReport | None = None) -> Json:
+    """`stats` plus freshness: when last indexed, how many files the latest refresh found
+    changed (`report`), and skipped files grouped by reason."""
+    from collections import Counter
+
+    data = stats(index)
+    reasons = Counter(s.reason.split(" (")[0] for s in index.skipped())
+    data["last_indexed"] = int(last_indexed) if last_indexed and last_indexed.isdigit() else None
+    data["changed_since"] = (report.parsed + report.removed) if report is not None else None
+    data["skipped_by_reason"] = dict(reasons.most_common())
+    return data
+
+
 def languages() -> Json:
     """Every supported language with its extensions and the kinds its query can produce."""
     from symscope.core.languages import all_languages

@@ -170,6 +170,21 @@ class Index:
             self.searcher.rebuild(counted)  # now, so the next search starts fast
         return report
 
+    def recheck(self, folders: list[str]) -> int:
+        """Make the next update re-read (and re-hash) every indexed file under `folders`.
+
+        For edits that kept size and mtime (`cp -p`, `rsync -t`, archive extraction),
+        which the stat check cannot see. Returns how many files were marked.
+        """
+        wanted = [f.strip("/") for f in folders]
+        marked = [r.path for r in self.store.files()
+                  if any(not f or r.path == f or r.path.startswith(f + "/") for f in wanted)]
+        if marked:
+            with self.store.transaction() as conn:
+                for path in marked:
+                    Store.touch_file(conn, path, -1)
+        return len(marked)
+
     def generation(self) -> int:
         """The index's change counter on disk: every index run that changes it (in any process) bumps it."""
         return self.store.generation()

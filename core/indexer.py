@@ -248,7 +248,19 @@ class _Run:
                 self.counted.add(sym.id, terms.split())
 
     def finish(self, fingerprint: str, root: str) -> None:
-        """Drop removed files and record the run, unless it was cancelled midway."""
+        """Drop removed files and record the run, unless it was cancelled midway.
+
+        A run that changed nothing writes nothing: checking an up-to-date index
+        (the MCP server does before every answer) stays a read, and `indexed_at`
+        keeps saying when the index last changed.
+        """
+        if not self.changed and (self.cancelled or (
+            self.store.get_meta("fingerprint") == fingerprint
+            and self.store.get_meta("root") == root
+            and self.store.get_meta("indexed_at") is not None
+            and sorted(self.store.skipped(), key=lambda s: s.path) == sorted(self.skipped, key=lambda s: s.path)
+        )):
+            return
         with self.store.transaction() as conn:
             if not self.cancelled:
                 for path in self.removed:

@@ -29,7 +29,6 @@ import os
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -55,7 +54,6 @@ from symscope.core.index import Index
 from symscope.core.languages import language_by_name
 from symscope.core.models import IndexProgress, IndexReport, SearchHit, Symbol
 from symscope.core.sanitize import for_paste, for_terminal
-from symscope.core.store import Store
 from symscope.core.tokens import count_many, count_tokens
 
 log = logging.getLogger("symscope.mcp")
@@ -198,30 +196,6 @@ def hit_text(n: int, hit: SearchHit) -> str:
         head += f" (+{len(hit.duplicates)} identical)"
     signature = _one_line(s.signature, SIGNATURE_CHARS)
     return f"{head}\n   {signature}" if signature else head
-
-
-def status_figures(index: Index, last_indexed: str | None, report: IndexReport | None) -> dict[str, Any]:
-    """`index_status`'s figures: `api.stats` plus freshness and skipped files grouped by reason."""
-    data = api.stats(index)
-    reasons = Counter(s.reason.split(" (")[0] for s in index.skipped())
-    data["last_indexed"] = int(last_indexed) if last_indexed and last_indexed.isdigit() else None
-    data["changed_since"] = (report.parsed + report.removed) if report is not None else None
-    data["skipped_by_reason"] = dict(reasons.most_common())
-    return data
-
-
-def mark_for_recheck(index: Index, folders: list[str]) -> int:
-    """Make the next update re-read (and re-hash) every indexed file under `folders`.
-
-    For edits that kept size and mtime (`cp -p`, `rsync -t`, archive extraction),
-    which the stat check cannot see. Returns how many files were marked.
-    """
-    marked = [rec.path for rec in index.files() if any(_under(rec.path, f) for f in folders)]
-    if marked:
-        with index.store.transaction() as conn:
-            for path in marked:
-                Store.touch_file(conn, path, -1)
-    return len(marked)
 
 
 # -- the session: one index, refreshed before each answer ----------------------------------------
@@ -473,7 +447,7 @@ class Tools:
             try:
                 last = self.session.index.store.get_meta("indexed_at")
                 report = self.session.refresh()
-                data = status_figures(self.session.index, last, report)
+                data = api.status(self.session.index, last, report)
             except SymscopeError as exc:
                 raise ToolError(self.session.explain(exc)) from None
         langs = sorted(data["languages"].items(), key=lambda kv: -kv[1]["tokens"])
@@ -513,7 +487,7 @@ class Tools:
                 index = self.session.index
                 if paths:
                     folders = [self.session.path(p) for p in paths]
-                    marked = mark_for_recheck(index, folders)
+                    marked = index.recheck(folders)
                     report = index.update(progress=progress)
                     scope = f"re-read {marked} indexed files under " + ", ".join(
                         for_terminal(f or ".") for f in folders)
