@@ -214,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from platformdirs import user_cache_dir
 
     from benchmarks.quality import QUERIES_FILE
-    from benchmarks.run import _index_dir
+    from benchmarks.run import index_dir_for
 
     args = build_parser().parse_args(argv)
     corpora = Path(args.corpora).expanduser()
@@ -234,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     for name in names:
         root = corpora / name
-        with Index.open(root, _index_dir(cache_dir, root)) as index:
+        with Index.open(root, index_dir_for(cache_dir, root)) as index:
             report = index.update()
             print(f"[{name}] index ready ({report.parsed} parsed, {report.unchanged} unchanged)",
                   file=sys.stderr, flush=True)

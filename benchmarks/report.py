@@ -79,8 +79,22 @@ def render_markdown(results: dict[str, Any]) -> str:
     L += _infra(repos, meta, rag_ran)
     L += _quality(results, rag_ran)
     L += _two_by_two(results, rag_ran)
+    L += _mcp(repos)
     L += _method()
     return "\n".join(L).rstrip() + "\n"
+
+
+def _mcp(repos: dict[str, Any]) -> list[str]:
+    """The study's workflow through `symscope mcp` (present when the mcp extra was installed)."""
+    with_mcp = {name: r["mcp"] for name, r in repos.items() if "mcp" in r}
+    if not with_mcp:
+        return []
+    from benchmarks.mcp_workflow import render_table
+
+    return ["## The workflow through the MCP server", "",
+            "`search_symbols` (5 hits) then `get_symbols` for the top 3, counting exactly the text the "
+            "model receives, beside the CLI's JSON workflow and the study's AST system.", "",
+            render_table(with_mcp)]
 
 
 def _run_info(meta: dict[str, Any], repos: dict[str, Any]) -> list[str]:

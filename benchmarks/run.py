@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
 import shlex
 import statistics
 import sys
@@ -165,7 +166,7 @@ class RepoState:
 # -- phase 1: symscope ------------------------------------------------------------------------
 
 
-def _index_dir(cache_dir: Path, root: Path) -> Path:
+def index_dir_for(cache_dir: Path, root: Path) -> Path:
     import hashlib
 
     digest = hashlib.sha1(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:10]
@@ -212,12 +213,26 @@ def _fetched_integrity(state: RepoState, fetched: Sequence[Symbol]) -> dict[str,
             "complete": complete, "problems": problems}
 
 
+def keep_other_sections(previous: str, generated: str) -> str:
+    """`generated` plus the `## ` sections of `previous` it does not have (other benchmarks
+    write their own sections into results.md, such as the languages on real code)."""
+    def sections(text: str) -> dict[str, str]:
+        parts = re.split(r"(?m)^(?=## )", text)
+        return {p.splitlines()[0]: p for p in parts if p.startswith("## ")}
+
+    have = sections(generated)
+    extra = [body for head, body in sections(previous).items() if head not in have]
+    if not extra:
+        return generated
+    return generated.rstrip("\n") + "\n\n" + "\n".join(b.rstrip("\n") + "\n" for b in extra)
+
+
 def symscope_phase(
     name: str, root: Path, cache_dir: Path, queries: Sequence[QualityQuery], repeats: int, log: Log
 ) -> tuple[dict[str, Any], RepoState]:
     log(f"{name}: cold index build (temporary folder)")
     cold = _cold_build(root)
-    index = Index.open(root, _index_dir(cache_dir, root))
+    index = Index.open(root, index_dir_for(cache_dir, root))
     t0 = time.perf_counter()
     report = index.update()
     log(f"{name}: cached index {index.index_dir} ({report.parsed} parsed, "
@@ -308,6 +323,13 @@ def symscope_phase(
         },
         "cli_outputs_verified": checked,
     }
+    try:
+        from benchmarks import mcp_workflow
+    except ImportError as exc:  # the mcp extra is not installed
+        log(f"{name}: MCP workflow skipped ({exc})")
+    else:
+        result["mcp"] = mcp_workflow.measure(index, queries_for(queries, name))
+        log(f"{name}: MCP workflow {result['mcp']['summary']['mcp_tokens_per_query']:.0f} tokens/query")
     return result, state
 
 
@@ -646,6 +668,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n",
                                           encoding="utf-8")
-    (out_dir / "results.md").write_text(render_markdown(results), encoding="utf-8")
+    md_path = out_dir / "results.md"
+    previous = md_path.read_text(encoding="utf-8") if md_path.exists() else ""
+    md_path.write_text(keep_other_sections(previous, render_markdown(results)), encoding="utf-8")
     log(f"wrote {out_dir / 'results.md'} and {out_dir / 'results.json'} in {log.elapsed:.0f}s")
     return 0
