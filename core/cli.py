@@ -345,7 +345,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         raise SymscopeError(
             f"the MCP server needs the `mcp` extra ({exc.name} is missing): pip install 'symscope[mcp]'"
         ) from None
-    return int(serve(args.repo, args.index_dir))
+    return int(serve(args.repo, args.index_dir, args.max_files, args.allow_any_root))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -204,8 +204,10 @@ def hit_text(n: int, hit: SearchHit) -> str:
 class Session:
     """The index as the tools see it: one call at a time, refreshed before each answer."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, update_options: dict[str, Any] | None = None) -> None:
         self.index = index
+        self.update_options = update_options or {}
+        """Passed to every `Index.update` (`max_files`, `allow_any_root`)."""
         self.lock = threading.Lock()
         self.shown: dict[str, tuple[int, int]] = {}
         """Every id handed to the agent, with the lines it was shown at."""
@@ -215,7 +217,7 @@ class Session:
     def refresh(self) -> IndexReport | None:
         """Re-index files changed since the last index (near-free when nothing changed)."""
         try:
-            report = self.index.update()
+            report = self.index.update(**self.update_options)
         except IndexAccessError as exc:  # read-only or busy: answer from what is indexed
             if not self.index.is_built:
                 raise
@@ -690,10 +692,10 @@ def _version() -> str:
         return "unknown"
 
 
-def build_server(index: Index) -> SymscopeServer:
+def build_server(index: Index, update_options: dict[str, Any] | None = None) -> SymscopeServer:
     """The MCP server over one open index (the caller closes the index)."""
     _log_to_stderr()
-    tools = Tools(Session(index))
+    tools = Tools(Session(index, update_options))
     specs: list[Tool] = []
     for name, (description, hints) in _TOOLS.items():
         tool = Tool.from_function(getattr(tools, name), name=name, description=description,
@@ -705,7 +707,12 @@ def build_server(index: Index) -> SymscopeServer:
     return server
 
 
-def serve(repo: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None) -> int:
+def serve(
+    repo: str | os.PathLike[str],
+    index_dir: str | os.PathLike[str] | None = None,
+    max_files: int | None = None,
+    allow_any_root: bool = False,
+) -> int:
     """Serve `repo` over stdio until the client closes stdin; returns the exit code.
 
     The index is opened now (a bad repo or corrupt index fails at once) and built,
@@ -714,7 +721,10 @@ def serve(repo: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None
     _log_to_stderr()
     index = Index.open(repo, index_dir)
     try:
-        server = build_server(index)
+        options: dict[str, Any] = {"allow_any_root": allow_any_root}
+        if max_files is not None:
+            options["max_files"] = max_files
+        server = build_server(index, options)
         log.info("serving %s over stdio (index %s)", index.root, index.index_dir)
         with contextlib.suppress(KeyboardInterrupt):
             anyio.run(server.run_stdio_async)
