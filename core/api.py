@@ -269,14 +269,30 @@ def languages() -> Json:
     from symscope.core.languages import all_languages
     from symscope.core.models import CONTAINER_KINDS, SYMBOL_KINDS
 
-    out = []
-    for spec in sorted(all_languages().values(), key=lambda s: s.name):
-        captured = set(_DEFINITION.findall(spec.query_source()))
+    specs = all_languages()
+
+    def kinds_of(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        spec = specs[name]
+        source = spec.query_source()
+        captured = set(_DEFINITION.findall(source))
+        if spec.file_symbol:
+            captured.add(spec.file_symbol)
+        for embedded in set(_EMBED.findall(source)) - seen - {"lang"}:  # script blocks of a Vue file
+            if embedded in specs:
+                captured |= kinds_of(embedded, seen | {name})
+        if "@embed.lang" in source:  # `lang="ts"` picks TypeScript
+            captured |= kinds_of("typescript", seen | {name}) if "typescript" not in seen else set()
         if "function" in captured and captured & CONTAINER_KINDS:
             captured.add("method")  # the extractor names a function inside a type a method
+        return captured
+
+    out = []
+    for spec in sorted(specs.values(), key=lambda s: s.name):
+        captured = kinds_of(spec.name)
         out.append({"name": spec.name, "extensions": list(spec.extensions),
                     "kinds": [k for k in SYMBOL_KINDS if k in captured]})
     return {"languages": out}
 
 
 _DEFINITION = re.compile(r"@definition\.(\w+)")
+_EMBED = re.compile(r"@embed\.(\w+)")

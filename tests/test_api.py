@@ -110,6 +110,8 @@ def test_languages_lists_every_language_with_kinds() -> None:
     assert code == 0 and ".py" in by_name["python"]["extensions"]
     assert {"class", "function", "method"} <= set(by_name["python"]["kinds"])
     assert "struct" in by_name["go"]["kinds"]
+    assert {"class", "function"} <= set(by_name["vue"]["kinds"]), "the component and its script's symbols"
+    assert len(data) >= 40
 
 
 def test_core_never_names_the_ui() -> None:
