@@ -9,6 +9,7 @@ Order of attempts:
    `set -g set-clipboard on`).
 
 The app receives a `Clipboard` callable, so tests inject a fake that records text.
+It is called from a thread worker: a slow tool never blocks the UI.
 """
 
 from __future__ import annotations
@@ -48,12 +49,6 @@ def _kernel_release() -> str:
         return os.uname().release.lower()
     except AttributeError:  # pragma: no cover - Windows
         return ""
-
-
-def system_tool() -> str | None:
-    """Name of the clipboard tool that would be used, or None (then OSC 52)."""
-    tools = _candidates()
-    return tools[0][0] if tools else None
 
 
 def copy_with_tool(text: str) -> str | None:

@@ -1,6 +1,9 @@
 """Command palette provider: every symscope action, reachable by name (ctrl+p).
 
-Themes come from Textual's own system commands ("Theme"), which stay enabled.
+Entries come from the one action table (`tui/actions.py`), with the keys each one
+answers to now. Themes come from Textual's own system commands ("Theme"), which stay
+enabled. The languages to filter by come from the App's cached index stats, refreshed
+when the index changes, never queried per keystroke.
 """
 
 from __future__ import annotations
@@ -11,10 +14,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
 
 from symscope.core.bundle import FORMAT_SUFFIX
 from symscope.core.models import SYMBOL_KINDS
+from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui.actions import ACTIONS
 
 if TYPE_CHECKING:
     from symscope.tui.app import SymscopeApp
@@ -22,7 +29,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class PaletteCommand:
-    """One palette entry."""
+    """One palette entry (plain text: it is escaped before Textual reads it as markup)."""
 
     title: str
     help: str
@@ -31,80 +38,46 @@ class PaletteCommand:
 
 def palette_commands(app: SymscopeApp) -> list[PaletteCommand]:
     """The app's commands, in the order the palette lists them before typing."""
-
-    def action(name: str) -> Callable[[], Any]:
-        return partial(app.run_action, name)
-
-    fmt_label = "XML" if app.bundle.format == "xml" else "Markdown"
-    other = "Markdown" if fmt_label == "XML" else "XML"
-    cmds = [
-        PaletteCommand("Search symbols", "Focus the search box (/)", action("focus_search")),
-        PaletteCommand("Bundle: add or remove the current symbol", "a", action("toggle_symbol")),
-        PaletteCommand("Bundle: add or remove the whole current file", "A or f", action("toggle_file")),
-        PaletteCommand("Bundle: show or hide the bundle pane", "b", action("toggle_bundle_view")),
-        PaletteCommand("Bundle: copy to clipboard", f"As {fmt_label}, the current format (c)",
-                       action("copy_bundle")),
-        PaletteCommand("Bundle: copy as Markdown", "Header, then one fenced block per item",
-                       action("copy_bundle('markdown')")),
-        PaletteCommand("Bundle: copy as XML", "<code_context> with one <item> per entry",
-                       action("copy_bundle('xml')")),
-        PaletteCommand(f"Bundle: switch format to {other}", f"Now {fmt_label} (F)", action("toggle_format")),
-        PaletteCommand("Bundle: save to a file…",
-                       f"Default ./symscope-bundle{FORMAT_SUFFIX[app.bundle.format]} (s)",
-                       action("save_bundle")),
-        PaletteCommand("Bundle: accept changed items", "Clear the 'changed' flag of every item",
-                       app.accept_changes),
-        PaletteCommand("Bundle: remove missing items", "Drop items whose symbol vanished",
-                       app.remove_missing),
-        PaletteCommand("Bundle: clear", "Remove every item", app.clear_bundle),
-        PaletteCommand("Index: refresh", "Re-parse changed files (r)", action("refresh_index")),
-        PaletteCommand("Index: rebuild from scratch", "Re-parse every file", action("rebuild_index")),
-        PaletteCommand("Search: clear filters", "Remove kind:, lang: and path:", action("clear_filters")),
-        PaletteCommand("Search: filter by path…", "Only paths matching a glob or folder",
-                       action("prompt_path_filter")),
-        PaletteCommand("Search: any kind", "Remove the kind: filter", action("search_filter('kind')")),
-        PaletteCommand("Search: any language", "Remove the lang: filter", action("search_filter('language')")),
-    ]
+    label = "XML" if app.bundle.format == "xml" else "Markdown"
+    fields = {
+        "format": label,
+        "other": "Markdown" if label == "XML" else "XML",
+        "suffix": FORMAT_SUFFIX[app.bundle.format],
+        "price": fmt.money(app.price),
+        "price_env": fmt.PRICE_ENV,
+    }
+    cmds: list[PaletteCommand] = []
+    for action in ACTIONS:
+        if action.scope != "app" or not action.palette:
+            continue
+        text = (action.palette_help or action.text).format(**fields)
+        keys = app.hints.all(action.id)
+        if keys:
+            text += f" ({' or '.join(keys)})"
+        cmds.append(PaletteCommand(action.palette.format(**fields), text, partial(app.run_action, action.action)))
     for kind in SYMBOL_KINDS:
         cmds.append(PaletteCommand(f"Search: only {kind} symbols", f"Adds kind:{kind} to the query",
-                                   action(f"search_filter('kind', '{kind}')")))
-    try:
-        languages = sorted(app.index.stats().languages)
-    except Exception:
-        languages = []
-    for lang in languages:
+                                   partial(app.action_search_filter, "kind", kind)))
+    for lang in sorted(app.stats.languages) if app.stats is not None else []:
         cmds.append(PaletteCommand(f"Search: only {lang} code", f"Adds lang:{lang} to the query",
-                                   action(f"search_filter('language', '{lang}')")))
-    cmds += [
-        PaletteCommand("View: show or hide the file tree", "t", action("toggle_sidebar")),
-        PaletteCommand("View: wider file tree", ">", action("resize_sidebar(4)")),
-        PaletteCommand("View: narrower file tree", "<", action("resize_sidebar(-4)")),
-        PaletteCommand("View: focus files", "1", action("focus_pane('tree')")),
-        PaletteCommand("View: focus outline", "2", action("focus_pane('outline')")),
-        PaletteCommand("View: focus search", "3", action("focus_pane('search')")),
-        PaletteCommand("View: focus source", "4", action("focus_pane('source')")),
-        PaletteCommand("View: focus bundle", "5", action("focus_pane('bundle')")),
-        PaletteCommand("Cost: set price per million tokens…",
-                       f"Now {fmt.money(app.price)}/Mtok; default from {fmt.PRICE_ENV} ($)",
-                       action("set_price")),
-        PaletteCommand("Help: keys", "Every key binding (?)", action("help")),
-    ]
+                                   partial(app.action_search_filter, "language", lang)))
     return cmds
 
 
 class SymscopeCommands(Provider):
     """symscope's actions for the command palette."""
 
-    def _commands(self) -> list[PaletteCommand]:
-        return palette_commands(cast("SymscopeApp", self.app))
+    def _commands(self) -> list[tuple[str, PaletteCommand]]:
+        """Each command with its title as palette markup (escaped plain text)."""
+        return [(escape(for_terminal(c.title)), c) for c in palette_commands(cast("SymscopeApp", self.app))]
 
     async def discover(self) -> Hits:
-        for cmd in self._commands():
-            yield DiscoveryHit(cmd.title, cmd.run, help=cmd.help)
+        for markup, cmd in self._commands():
+            yield DiscoveryHit(Content.from_markup(markup), cmd.run, help=escape(for_terminal(cmd.help)))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for cmd in self._commands():
+        for markup, cmd in self._commands():
             score = matcher.match(cmd.title)
             if score > 0:
-                yield Hit(score, matcher.highlight(cmd.title), cmd.run, help=cmd.help)
+                yield Hit(score, matcher.highlight(markup), cmd.run, help=escape(for_terminal(cmd.help)))

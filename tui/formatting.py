@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import os
 
+from symscope.core.models import Stats
+
 TIMES = "\u00d7"
 """Multiplication sign for ratios."""
 MINUS = "\u2212"
@@ -100,3 +102,11 @@ def price_from_env() -> tuple[float, str | None]:
             f"ignoring {PRICE_ENV}={raw!r}: not a price; using ${DEFAULT_PRICE_PER_MTOK:.2f}/Mtok"
         )
     return value, None
+
+
+def stats_line(stats: Stats | None, updating: bool) -> str:
+    """The header's summary of the index: files, symbols and tokens."""
+    if stats is None:
+        return "indexing…"
+    text = f"{stats.files:,} files · {stats.symbols:,} symbols · {stats.tokens:,} tokens"
+    return text + (" · updating…" if updating else "")

@@ -1,11 +1,8 @@
-"""Messages the index worker posts to the App (thread-safe via `post_message`).
-
-Progress is not a message: the worker stores its latest `IndexProgress` and the App
-polls it, so a burst of small files cannot flood the queue and a slow one never
-leaves the bar stale.
+"""Messages the App's thread workers post back to it (`post_message` is thread-safe).
 
 Pane messages live on their widgets (`RepoTree.FileChosen`, `Outline.SymbolChosen`,
-`SearchPane.ResultChosen`, `BundleView.RemoveRequested`, ...).
+`SearchPane.ResultChosen`, `BundleView.RemoveRequested`, ...); the index worker's
+on `IndexingBar` (`IndexingBar.Finished`, `IndexingBar.Failed`).
 """
 
 from __future__ import annotations
@@ -14,19 +11,28 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from symscope.core.models import IndexReport
+from symscope.tui.bundle_controller import BundleState, Note
+from symscope.tui.file_view import FileView
 
 
 @dataclass
-class IndexFinished(Message):
-    """An index update completed (possibly cancelled part-way)."""
+class FileLoaded(Message):
+    """A file was read for the source and outline panes."""
 
-    report: IndexReport
-    manual: bool
+    view: FileView
 
 
 @dataclass
-class IndexFailed(Message):
-    """An index update raised; `error` is one line for the user."""
+class BundleResolved(Message):
+    """The bundle was (saved and) looked up in the index again."""
 
-    error: str
+    state: BundleState
+    error: Note | None = None
+    """Saving it failed."""
+
+
+@dataclass
+class BundleExported(Message):
+    """A copy or save finished; the notes say how."""
+
+    notes: list[Note]

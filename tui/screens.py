@@ -2,53 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
+from symscope.core.sanitize import for_terminal
+from symscope.tui import formatting as fmt
+from symscope.tui.keys import HelpRow, bindings
 
-@dataclass(frozen=True, slots=True)
-class HelpRow:
-    """One row of the help table."""
-
-    where: str
-    keys: str
-    description: str
-
-
-def binding_rows(where: str, bindings: Iterable[BindingType], key_display: Callable[[Binding], str]
-                 ) -> list[HelpRow]:
-    """Help rows for the described bindings of one scope (same action's keys are merged)."""
-    rows: dict[str, HelpRow] = {}
-    for item in bindings:
-        split = list(Binding.make_bindings([item]))
-        binding = split[0]
-        if not binding.description or binding.system:
-            continue
-        keys = ", ".join(key_display(b) for b in split)
-        text = binding.tooltip or binding.description
-        prev = rows.get(binding.action)
-        if prev is not None:
-            rows[binding.action] = HelpRow(where, f"{prev.keys}, {keys}", prev.description)
-        else:
-            rows[binding.action] = HelpRow(where, keys, text)
-    return list(rows.values())
+HELP_INTRO = (
+    "Pick symbols, not files. Search with words or identifiers; filters go in the box: "
+    "[b]kind:[/]class [b]lang:[/]go [b]path:[/]lib/*. Add symbols to the bundle and copy it as "
+    "one paste-ready block. Counters show exact tokens and what you save against whole files."
+)
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key binding, by the pane it works in."""
+    """Every key binding, by the pane it works in (rows from `keys.help_rows`, already sanitised)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "dismiss", "Close help", id="help.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("help")
 
     DEFAULT_CSS = """
     HelpScreen {
@@ -67,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, rows: list[HelpRow], intro: str) -> None:
+    def __init__(self, rows: list[HelpRow], intro: str = HELP_INTRO) -> None:
         super().__init__()
         self.rows = rows
         self.intro = intro
@@ -97,9 +78,7 @@ class HelpScreen(ModalScreen[None]):
 class PromptScreen(ModalScreen[str | None]):
     """Ask for one line of text; Enter returns it, Escape cancels (None)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="prompt.cancel"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("prompt")
 
     DEFAULT_CSS = """
     PromptScreen {
@@ -127,9 +106,9 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.title_text
+            box.border_title = Content(for_terminal(self.title_text))
             box.border_subtitle = "enter accepts · esc cancels"
-            yield Label(self.prompt)
+            yield Label(Content(for_terminal(self.prompt)))
             yield Input(self.value, id="prompt-input", select_on_focus=False)
             yield Static("", id="prompt-error")
 
@@ -141,9 +120,37 @@ class PromptScreen(ModalScreen[str | None]):
         event.stop()
         problem = self.validate(event.value) if self.validate else None
         if problem:
-            self.query_one("#prompt-error", Static).update(problem)
+            self.query_one("#prompt-error", Static).update(Content(for_terminal(problem)))
             return
         self.dismiss(event.value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    @classmethod
+    def save_path(cls, default: Path) -> PromptScreen:
+        return cls("Save bundle", "Write the bundle to this file (.xml saves XML):", str(default), _valid_path)
+
+    @classmethod
+    def price(cls, current: float) -> PromptScreen:
+        prompt = (f"Dollars per million input tokens (default from {fmt.PRICE_ENV}, "
+                  f"else ${fmt.DEFAULT_PRICE_PER_MTOK:.2f}):")
+        return cls("Price", prompt, f"{current:g}", _valid_price)
+
+    @classmethod
+    def path_filter(cls) -> PromptScreen:
+        return cls("Filter by path", "Only paths matching this glob or folder (lib/*, *.go, src/api); "
+                   "empty clears:", "")
+
+
+def _valid_path(value: str) -> str | None:
+    if not value.strip():
+        return "Enter a file path"
+    target = Path(value).expanduser()
+    if target.is_dir():
+        return f"{target} is a folder; add a file name"
+    return None
+
+
+def _valid_price(value: str) -> str | None:
+    return None if fmt.parse_price(value) is not None else "Enter a number like 3 or 0.25"

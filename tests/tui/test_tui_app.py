@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -560,3 +562,55 @@ async def test_results_overflowing_the_pane_refine_without_losing_rows(tmp_path:
             assert await _until(pilot, lambda: pane.shown_query == pane.value and pane.input.scroll_x > 0)
     finally:
         index.close()
+
+
+async def test_saved_bundle_file_is_created_private(app: RecordingApp, index: Index, tmp_path: Path) -> None:
+    sym = index.symbol("shortener/codes.py::encode#function")
+    old_umask = os.umask(0o022)  # a usual umask: files would be world-readable
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            app.current_symbol = sym
+            await pilot.pause()
+            await pilot.press("a", "s")
+            await pilot.pause()
+            await pilot.press("enter")
+            await settle(pilot)
+    finally:
+        os.umask(old_umask)
+    saved = tmp_path / "out" / "symscope-bundle.md"
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert f"```python\n{_file_lines(index, sym)}```\n" in saved.read_text(encoding="utf-8")
+    assert any(t.startswith("Saved 1 item") for t in app.toasts)
+
+
+async def test_copy_makes_raw_controls_visible_and_counts_them(write_repo: Any, tmp_path: Path) -> None:
+    root = write_repo({"bell.py": 'def ring():\n    """Rings \x07, then \x1b[2J."""\n    return 1\n'})
+    index = Index.open(root, index_dir=tmp_path / "idx")
+    index.update(processes=1)
+    app = RecordingApp(index, save_dir=tmp_path / "out")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            app.current_symbol = index.symbol("bell.py::ring#function")
+            await pilot.pause()
+            await pilot.press("a", "c")
+            await settle(pilot)
+    finally:
+        index.close()
+    assert len(app.copied) == 1
+    assert '"""Rings \\x07, then \\x1b[2J."""' in app.copied[0]
+    assert "\x07" not in app.copied[0] and "\x1b" not in app.copied[0]
+    toast = next(t for t in app.toasts if t.startswith("Copied"))
+    assert "2 raw control characters in the source shown as \\xNN escapes" in toast
+
+
+async def test_clicking_a_result_opens_it(app: RecordingApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await search(pilot, "cache")
+        pane = app.query_one(SearchPane)
+        assert len(pane.hits) >= 2
+        await pilot.click(pane.results, offset=(5, 1))
+        await settle(pilot)
+        assert app.current_symbol == pane.hits[1].symbol

@@ -8,5 +8,6 @@ from symscope.tui.widgets.outline import Outline
 from symscope.tui.widgets.repo_tree import RepoTree
 from symscope.tui.widgets.search import SearchPane
 from symscope.tui.widgets.source_view import SourceView
+from symscope.tui.widgets.workspace import Workspace
 
-__all__ = ["BundleView", "Counters", "Outline", "RepoTree", "SearchPane", "SourceView"]
+__all__ = ["BundleView", "Counters", "Outline", "RepoTree", "SearchPane", "SourceView", "Workspace"]

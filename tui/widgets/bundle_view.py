@@ -1,7 +1,8 @@
 """`BundleView`: the context bundle as a list; reorder, remove, open items.
 
-The pane only displays what the App gives it (`show`) and posts requests up;
-the App owns the `Bundle`, persists it and pushes the new state back down.
+The pane only displays the App's `bundled` state (bound with `data_bind`) and posts
+requests up; the App's `BundleController` owns the `Bundle`, persists it and resolves
+it again, and the new state flows back down.
 """
 
 from __future__ import annotations
@@ -12,17 +13,23 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
-from symscope.core.bundle import Format, ResolvedItem
-from symscope.core.models import Savings
+from symscope.core.bundle import ResolvedItem
+from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui.actions import KeyHints
+from symscope.tui.bundle_controller import BundleState
+from symscope.tui.keys import bindings
 
 _FLAG_TEXT = {"ok": "", "changed": "⚠ changed", "missing": "✗ missing", "stale": "⚠ stale"}
-_FLAG_STYLE = {"changed": "bold yellow", "missing": "bold red", "stale": "bold yellow"}
+#: Component class (theme-coloured in DEFAULT_CSS) of each flag.
+_FLAG_CLASS = {"changed": "bundle--warning", "missing": "bundle--error", "stale": "bundle--warning"}
 
 
 class BundleTable(DataTable[Text]):
@@ -30,14 +37,26 @@ class BundleTable(DataTable[Text]):
 
 
 class BundleView(Vertical):
-    """Lists bundle items in order with their tokens and staleness flags."""
+    """Lists bundle items in order with their tokens and staleness flags.
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("delete,backspace,d,x", "remove", "Remove", id="bundle.remove"),
-        Binding("K,ctrl+up,shift+up", "move(-1)", "Move up", id="bundle.up"),
-        Binding("J,ctrl+down,shift+down", "move(1)", "Move down", id="bundle.down"),
-        Binding("u", "accept", "Accept changes", show=False, id="bundle.accept"),
-    ]
+    Names and paths are untrusted: they are drawn only after `sanitize.for_terminal`.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"bundle--warning", "bundle--error"}
+
+    DEFAULT_CSS = """
+    BundleView {
+        & > .bundle--warning { color: $text-warning; text-style: bold; }
+        & > .bundle--error { color: $text-error; text-style: bold; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("bundle")
+
+    bundled: reactive[BundleState] = reactive(BundleState, init=False)
+    """The App's bundle (bound with `data_bind`)."""
+    hints: reactive[KeyHints] = reactive(KeyHints, init=False)
+    """The App's key names, for the hint shown while the bundle is empty."""
 
     @dataclass
     class ItemChosen(Message):
@@ -64,17 +83,13 @@ class BundleView(Vertical):
         view: BundleView
         key: str
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.items: list[ResolvedItem] = []
+    @property
+    def items(self) -> tuple[ResolvedItem, ...]:
+        return self.bundled.items
 
     def compose(self) -> ComposeResult:
         yield BundleTable(id="bundle-table", cursor_type="row", zebra_stripes=True)
-        yield Static(
-            "The bundle is empty.\n\n[b]a[/] adds the current symbol, [b]A[/] the whole file;"
-            " [b]c[/] copies it all as one paste-ready block.",
-            id="bundle-empty",
-        )
+        yield Static(self._empty_hint(), id="bundle-empty")
 
     def on_mount(self) -> None:
         table = self.table
@@ -84,6 +99,7 @@ class BundleView(Vertical):
         table.add_column("item", key="item")
         table.add_column("where", key="where")
         self.border_title = "Bundle"
+        self.watch(self.app, "theme", lambda: self._show(self.bundled), init=False)
         self._sync_empty()
 
     @property
@@ -93,41 +109,60 @@ class BundleView(Vertical):
     @property
     def cursor_key(self) -> str | None:
         row = self.table.cursor_row
-        if not self.items or row < 0 or row >= len(self.items):
+        items = self.items
+        if not items or row < 0 or row >= len(items):
             return None
-        return self.items[row].key
+        return items[row].key
 
-    def show(self, items: list[ResolvedItem], savings: Savings, fmt_name: Format,
-             cursor_key: str | None = None) -> None:
-        """Display `items` (in order); keep the cursor on `cursor_key` or the current row."""
-        keep = cursor_key or self.cursor_key
-        self.items = list(items)
+    def _empty_hint(self) -> Content:
+        h = self.hints
+        return Content.from_markup(
+            "The bundle is empty.\n\n[b]$add[/] adds the current symbol, [b]$file[/] the whole file;"
+            " [b]$copy[/] copies it all as one paste-ready block.",
+            add=h["app.toggle_symbol"], file=h["app.toggle_file"], copy=h["app.copy"],
+        )
+
+    def watch_hints(self) -> None:
+        self.query_one("#bundle-empty", Static).update(self._empty_hint())
+
+    def watch_bundled(self, old: BundleState, new: BundleState) -> None:
+        self._show(new, keep=new.cursor_key or self._key_at(old, self.table.cursor_row))
+
+    @staticmethod
+    def _key_at(state: BundleState, row: int) -> str | None:
+        return state.items[row].key if 0 <= row < state.count else None
+
+    def _show(self, state: BundleState, keep: str | None = None) -> None:
+        """Display the state's items (in order); keep the cursor on `keep` or the current row."""
+        keep = keep or self.cursor_key
         table = self.table
         old_row = table.cursor_row
         table.clear()
-        for n, r in enumerate(items, start=1):
+        for n, r in enumerate(state.items, start=1):
             name = Text()
             if r.flagged:
-                name.append(_FLAG_TEXT[r.status] + " ", style=_FLAG_STYLE.get(r.status, ""))
-            name.append(r.name if r.item.type == "symbol" else r.path.rsplit("/", 1)[-1], style="bold")
+                flag_style = self.get_component_rich_style(_FLAG_CLASS.get(r.status, "bundle--warning"))
+                name.append(_FLAG_TEXT[r.status] + " ", style=flag_style)
+            shown = r.name if r.item.type == "symbol" else r.path.rsplit("/", 1)[-1]
+            name.append(for_terminal(shown), style="bold")
             table.add_row(
                 Text(str(n), style="dim", justify="right"),
                 Text(fmt.tokens(r.tokens), justify="right"),
-                Text(fmt.kind_label(r.kind), style="italic"),
+                Text(for_terminal(fmt.kind_label(r.kind)), style="italic"),
                 name,
-                Text(f"{r.path}:{r.start_line}-{r.end_line}", style="dim"),
+                Text(for_terminal(f"{r.path}:{r.start_line}-{r.end_line}"), style="dim"),
                 key=r.key,
             )
-        label = "Markdown" if fmt_name == "markdown" else "XML"
+        label = "Markdown" if state.format == "markdown" else "XML"
         self.border_title = f"Bundle · {label}"
-        flagged = sum(1 for r in items if r.flagged)
-        noun = "item" if len(items) == 1 else "items"
-        self.border_subtitle = f"{len(items)} {noun} · {fmt.tokens(savings.tokens)} tok" + (
+        noun = "item" if state.count == 1 else "items"
+        flagged = state.flagged
+        self.border_subtitle = f"{state.count} {noun} · {fmt.tokens(state.savings.tokens)} tok" + (
             f" · {flagged} flagged" if flagged else ""
         )
-        if items:
-            keys = [r.key for r in items]
-            row = keys.index(keep) if keep in keys else min(max(old_row, 0), len(items) - 1)
+        if state.items:
+            keys = [r.key for r in state.items]
+            row = keys.index(keep) if keep in keys else min(max(old_row, 0), len(keys) - 1)
             table.move_cursor(row=row, animate=False)
         self._sync_empty()
 

@@ -1,7 +1,9 @@
 """`Counters`: always-visible token costs of the current symbol and of the bundle.
 
 Every figure is the core's exact count; ratios and percentages come from
-`symscope.core.index.Savings`. Money uses a price per million tokens.
+`symscope.core.models.Savings`. Money uses a price per million tokens. The bundle,
+the price and the key names are the App's reactives, bound with `data_bind`.
+Symbol names and paths are drawn only after `sanitize.for_terminal`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from symscope.core.models import Savings
+from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui.actions import KeyHints
+from symscope.tui.bundle_controller import BundleState
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +69,17 @@ class Counters(Widget):
     """
 
     current: reactive[SymbolCost | FileCost | None] = reactive(None)
-    bundle: reactive[BundleCost | None] = reactive(None)
+    bundled: reactive[BundleState] = reactive(BundleState)
     price: reactive[float] = reactive(fmt.DEFAULT_PRICE_PER_MTOK)
     """Dollars per million tokens."""
+    hints: reactive[KeyHints] = reactive(KeyHints)
+    """Key names for the hints shown while nothing is picked."""
+
+    @property
+    def bundle(self) -> BundleCost:
+        """The bundle's figures as shown on the second line."""
+        state = self.bundled
+        return BundleCost(state.count, state.flagged, state.savings)
 
     def render(self) -> Content:
         width = max(1, self.content_region.width)
@@ -77,7 +90,7 @@ class Counters(Widget):
         label = ("Symbol ", "bold $text-primary")
         if isinstance(cur, SymbolCost):
             s = cur.savings
-            name = (cur.name, "bold")
+            name = (for_terminal(cur.name), "bold")
             kind = (f" {fmt.kind_label(cur.kind)}", "$text-muted")
             toks = (f"{fmt.tokens(s.tokens)} tok", "bold $text-success")
             vs = f"whole file {fmt.tokens(s.file_tokens)} tok"
@@ -97,33 +110,37 @@ class Counters(Widget):
         if isinstance(cur, FileCost):
             share = 100.0 * cur.tokens / cur.repo_tokens if cur.repo_tokens else 0.0
             toks = (f"{fmt.tokens(cur.tokens)} tok", "bold")
+            path = (for_terminal(cur.path), "bold")
             return _pick(
                 width,
-                Content.assemble(("File   ", "bold $text-primary"), (cur.path, "bold"), "  ", toks,
+                Content.assemble(("File   ", "bold $text-primary"), path, "  ", toks,
                                  " │ ", f"{share:.1f}% of repo ({fmt.tokens(cur.repo_tokens)} tok)",
                                  " │ ", ("pick a symbol to see what it saves", "$text-muted")),
-                Content.assemble(("File   ", "bold $text-primary"), (cur.path, "bold"), "  ", toks,
+                Content.assemble(("File   ", "bold $text-primary"), path, "  ", toks,
                                  " │ ", f"{share:.1f}% of repo"),
-                Content.assemble(toks, "  ", (cur.path, "bold")),
+                Content.assemble(toks, "  ", path),
             )
+        h = self.hints
+        keys = f"none yet · {h['app.search']} search · {h['app.focus_tree']} files · {h['app.focus_outline']} outline"
         return _pick(
             width,
-            Content.assemble(label, ("none yet · / search · 1 files · 2 outline · "
-                                     "the counters show what a symbol saves", "$text-muted")),
-            Content.assemble(label, ("none yet · / search · 1 files · 2 outline", "$text-muted")),
+            Content.assemble(label, (f"{keys} · the counters show what a symbol saves", "$text-muted")),
+            Content.assemble(label, (keys, "$text-muted")),
             Content.assemble(label, ("none yet", "$text-muted")),
         )
 
     def _bundle_line(self, width: int) -> Content:
         label = ("Bundle ", "bold $text-accent")
         b = self.bundle
-        if b is None or b.items == 0:
+        if b.items == 0:
+            h = self.hints
+            add = f"empty · {h['app.toggle_symbol']} adds the symbol"
             return _pick(
                 width,
-                Content.assemble(label, ("empty · a adds the symbol, A the whole file, b shows it, "
-                                         "c copies", "$text-muted"),
+                Content.assemble(label, (f"{add}, {h['app.toggle_file']} the whole file, {h['app.bundle']} "
+                                         f"shows it, {h['app.copy']} copies", "$text-muted"),
                                  (f"  @ {fmt.money(self.price)}/Mtok", "$text-muted")),
-                Content.assemble(label, ("empty · a adds the symbol", "$text-muted")),
+                Content.assemble(label, (add, "$text-muted")),
             )
         s = b.savings
         noun = "item" if b.items == 1 else "items"

@@ -8,17 +8,24 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import on
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from symscope.core.models import OutlineNode, Symbol
+from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui.bundle_controller import BundleState
+from symscope.tui.keys import bindings
 
 
 class Outline(Tree[Symbol]):
-    """Each row: kind, name, first line and exact tokens. Moving the cursor previews."""
+    """Each row: kind, name, first line and exact tokens. Moving the cursor previews.
+
+    Symbol names are untrusted: labels go through `sanitize.for_terminal`, as plain text.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "outline--kind",
@@ -36,9 +43,8 @@ class Outline(Tree[Symbol]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "toggle_bundle", "Add/remove", show=False, id="outline.toggle"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("outline")
+    BORDER_TITLE = "Outline"
 
     @dataclass
     class SymbolChosen(Message):
@@ -62,6 +68,9 @@ class Outline(Tree[Symbol]):
         def control(self) -> Outline:
             return self.outline
 
+    bundled: reactive[BundleState] = reactive(BundleState, init=False)
+    """The App's bundle (bound with `data_bind`): symbols in it get a mark."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("outline", id=id, classes=classes)
         self.show_root = False
@@ -69,7 +78,7 @@ class Outline(Tree[Symbol]):
         self.auto_expand = False
         self.path: str | None = None
         self._index_nodes: dict[str, TreeNode[Symbol]] = {}
-        self._bundled: set[str] = set()
+        self._bundled: frozenset[str] = frozenset()
 
     @property
     def symbol_count(self) -> int:
@@ -83,14 +92,15 @@ class Outline(Tree[Symbol]):
         self._add(self.root, nodes)
         self.root.expand_all()
         self.cursor_line = -1
+        self.border_title = f"Outline · {self.symbol_count}" if path is not None else "Outline"
 
     def _add(self, parent: TreeNode[Symbol], nodes: list[OutlineNode]) -> None:
         for n in nodes:
             if n.children:
-                node = parent.add(Text(n.symbol.name), n.symbol, expand=True)
+                node = parent.add(Text(for_terminal(n.symbol.name)), n.symbol, expand=True)
                 self._add(node, n.children)
             else:
-                node = parent.add_leaf(Text(n.symbol.name), n.symbol)
+                node = parent.add_leaf(Text(for_terminal(n.symbol.name)), n.symbol)
             self._index_nodes[n.symbol.id] = node
 
     def select_symbol(self, symbol_id: str | None) -> None:
@@ -106,10 +116,11 @@ class Outline(Tree[Symbol]):
             with self.prevent(Tree.NodeHighlighted):
                 self.move_cursor(node)
 
-    def set_bundled(self, ids: set[str]) -> None:
-        """Mark symbols that are in the bundle."""
+    def watch_bundled(self, state: BundleState) -> None:
+        """Mark symbols that are in the bundle (only the rows that change are redrawn)."""
+        ids = state.symbol_ids
         changed = self._bundled ^ ids
-        self._bundled = set(ids)
+        self._bundled = ids
         for symbol_id in changed:
             node = self._index_nodes.get(symbol_id)
             if node is not None:
@@ -124,7 +135,7 @@ class Outline(Tree[Symbol]):
         if sym.id in self._bundled:
             label.append("● ", style + self.get_component_rich_style("outline--bundled", partial=True))
         label.append(f"{fmt.kind_label(sym.kind)} ", style + self.get_component_rich_style(kind_style, partial=True))
-        label.append(sym.name, style)
+        label.append(for_terminal(sym.name), style)
         label.append(
             f"  L{sym.start_line}  {fmt.tokens(sym.tokens)}",
             style + self.get_component_rich_style("outline--meta", partial=True),

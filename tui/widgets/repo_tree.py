@@ -9,11 +9,14 @@ from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from symscope.core.models import FileRecord
+from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui.bundle_controller import BundleState
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +59,11 @@ def _build(files: list[FileRecord]) -> _Folder:
 
 
 class RepoTree(Tree[Entry]):
-    """Folders first, then files, each labelled with its exact token count."""
+    """Folders first, then files, each labelled with its exact token count.
+
+    File names are untrusted: every label goes through `sanitize.for_terminal`, as plain
+    text (never markup).
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "repo-tree--dir",
@@ -83,6 +90,11 @@ class RepoTree(Tree[Entry]):
         def control(self) -> RepoTree:
             return self.tree
 
+    BORDER_TITLE = "Files"
+
+    bundled: reactive[BundleState] = reactive(BundleState, init=False)
+    """The App's bundle (bound with `data_bind`): files with items in it get a mark."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("repo", id=id, classes=classes)
         self.guide_depth = 2
@@ -92,7 +104,7 @@ class RepoTree(Tree[Entry]):
         self._index_nodes: dict[str, TreeNode[Entry]] = {}
         self._loaded: set[str] = set()
         self._file_count = 0
-        self._bundled: set[str] = set()
+        self._bundled: frozenset[str] = frozenset()
 
     @property
     def file_count(self) -> int:
@@ -110,7 +122,7 @@ class RepoTree(Tree[Entry]):
         self._index_nodes = {"": self.root}
         self._loaded = set()
         self.root.data = Entry("", root_name, True, tree.tokens, tree.count)
-        self.root.set_label(Text(root_name))
+        self.root.set_label(Text(for_terminal(root_name)))
         self._ensure_children(self.root)
         self.root.expand()
         for path in sorted(expanded, key=lambda p: p.count("/")):
@@ -138,12 +150,13 @@ class RepoTree(Tree[Entry]):
             return
         for name in sorted(folder.folders, key=str.lower):
             sub = folder.folders[name]
-            child = node.add(Text(name), Entry(sub.path, name, True, sub.tokens, sub.count),
+            child = node.add(Text(for_terminal(name)), Entry(sub.path, name, True, sub.tokens, sub.count),
                              allow_expand=True)
             self._index_nodes[sub.path] = child
         for rec in sorted(folder.files, key=lambda r: r.path.lower()):
             name = rec.path.rsplit("/", 1)[-1]
-            self._index_nodes[rec.path] = node.add_leaf(Text(name), Entry(rec.path, name, False, rec.tokens, 1))
+            self._index_nodes[rec.path] = node.add_leaf(Text(for_terminal(name)),
+                                                        Entry(rec.path, name, False, rec.tokens, 1))
 
     def _open_folder(self, node: TreeNode[Entry]) -> None:
         self._ensure_children(node)
@@ -185,10 +198,11 @@ class RepoTree(Tree[Entry]):
         if node.tree is self and node.line >= 0:
             self.move_cursor(node)
 
-    def set_bundled(self, paths: set[str]) -> None:
-        """Mark files with items in the bundle."""
+    def watch_bundled(self, state: BundleState) -> None:
+        """Mark files with items in the bundle (only the rows that change are redrawn)."""
+        paths = state.paths
         changed = self._bundled ^ paths
-        self._bundled = set(paths)
+        self._bundled = paths
         for path in changed:
             node = self._index_nodes.get(path)
             if node is not None:
@@ -211,7 +225,8 @@ class RepoTree(Tree[Entry]):
         label = Text.assemble(prefix)
         if not entry.is_dir and entry.path in self._bundled:
             label.append("● ", style + self.get_component_rich_style("repo-tree--bundled", partial=True))
-        label.append(entry.name + ("/" if entry.is_dir and node is not self.root else ""), name_style)
+        label.append(for_terminal(entry.name) + ("/" if entry.is_dir and node is not self.root else ""),
+                     name_style)
         label.append(
             f"  {fmt.tokens(entry.tokens)}",
             style + self.get_component_rich_style("repo-tree--tokens", partial=True),

@@ -14,8 +14,9 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -29,12 +30,16 @@ from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import SearchHit, Symbol
 from symscope.core.query import ParsedQuery, parse_query, set_filter
+from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui.bundle_controller import BundleState
+from symscope.tui.keys import bindings
 
 #: Keys closer together than this are coalesced into one search; a key after a pause
 #: searches at once.
 DEBOUNCE = 0.04
 RESULT_LIMIT = 50
+
 
 def _fit(text: str, width: int, *, keep_end: bool = False) -> str:
     """`text` cropped (with an ellipsis) or padded to exactly `width` cells."""
@@ -50,16 +55,19 @@ def _fit(text: str, width: int, *, keep_end: bool = False) -> str:
     return set_cell_size(text, width - 1) + "\u2026"
 
 
-def _where(sym: Symbol, width: int) -> str:
-    """`path:line`, or `file:line` when the whole path does not fit."""
-    full = f"{sym.path}:{sym.start_line}"
+def _where(path: str, line: int, width: int) -> str:
+    """`path:line`, or `file:line` when the whole path does not fit (`path` already sanitised)."""
+    full = f"{path}:{line}"
     if cell_len(full) <= width:
         return full
-    return f"{sym.path.rsplit('/', 1)[-1]}:{sym.start_line}"
+    return f"{path.rsplit('/', 1)[-1]}:{line}"
 
 
 class ResultsList(ScrollView, can_focus=True):
-    """Search hits as aligned one-line rows, drawn with the Line API (cheap to redraw per keystroke)."""
+    """Search hits as aligned one-line rows, drawn with the Line API (cheap to redraw per keystroke).
+
+    Names and paths are untrusted: they are drawn only after `sanitize.for_terminal`.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "results--cursor",
@@ -90,17 +98,11 @@ class ResultsList(ScrollView, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select", "Open", show=False, id="results.open"),
-        Binding("down", "move(1)", "Down", show=False, id="results.down"),
-        Binding("up", "move(-1)", "Up", show=False, id="results.up"),
-        Binding("pagedown", "move(10)", "Page down", show=False, id="results.page_down"),
-        Binding("pageup", "move(-10)", "Page up", show=False, id="results.page_up"),
-        Binding("home", "move(-100000)", "First", show=False, id="results.first"),
-        Binding("end", "move(100000)", "Last", show=False, id="results.last"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("results")
 
     cursor: reactive[int] = reactive(0, init=False)
+    bundled: reactive[BundleState] = reactive(BundleState, init=False)
+    """The App's bundle (bound through `SearchPane.bundled`): hits in it get a mark."""
 
     @dataclass
     class Selected(Message):
@@ -112,38 +114,34 @@ class ResultsList(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hits: list[SearchHit] = []
-        self.bundled: set[str] = set()
+        self._bundled: frozenset[str] = frozenset()
         self._names: list[str] = []
+        self._paths: list[str] = []
         self._longest_name = 0
         self._cache: dict[tuple[int, bool, int], Strip] = {}
 
     def set_hits(self, hits: list[SearchHit], cursor: int = 0) -> None:
-        shown = self.size.height
-        # The height is `auto` up to the pane's cap. While there are more hits than rows
-        # before and after, the rows on screen stay the same: no relayout, which would
-        # redraw every pane (the source view is the costly one) on each keystroke.
-        still_overflowing = len(self.hits) > shown > 0 and len(hits) > shown
-        resize = len(hits) != len(self.hits) and not still_overflowing
+        # A new virtual size means a layout pass: Textual 8.2.8 has no public way to update
+        # only the scrollbar. It costs about 1 ms here; panes whose size is unchanged do not
+        # repaint.
         self.hits = hits
-        self._names = [h.symbol.qualname + (f" +{len(h.duplicates)}" if h.duplicates else "") for h in hits]
+        self._names = [for_terminal(h.symbol.qualname) + (f" +{len(h.duplicates)}" if h.duplicates else "")
+                       for h in hits]
+        self._paths = [for_terminal(h.symbol.path) for h in hits]
         self._longest_name = max((cell_len(n) for n in self._names), default=0)
         self._cache.clear()
         self.set_reactive(ResultsList.cursor, min(max(cursor, 0), max(0, len(hits) - 1)))
-        virtual = Size(self.size.width, len(hits))
-        if still_overflowing:  # same rows and scrollbar: only the thumb changes, no relayout
-            self.set_reactive(ScrollView.virtual_size, virtual)
-            self.vertical_scrollbar.window_virtual_size = len(hits)
-            self.vertical_scrollbar.refresh()
-        else:
-            self.virtual_size = virtual
+        self.virtual_size = Size(self.size.width, len(hits))
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._scroll_cursor_visible()
-        self.refresh(layout=resize)
-
-    def set_bundled(self, ids: set[str]) -> None:
-        self.bundled = set(ids)
-        self._cache.clear()
         self.refresh()
+
+    def watch_bundled(self, state: BundleState) -> None:
+        ids = state.symbol_ids
+        if ids != self._bundled:
+            self._bundled = ids
+            self._cache.clear()
+            self.refresh()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         # Clamped here too: the pane sizes itself from this figure, and would otherwise
@@ -183,7 +181,7 @@ class ResultsList(ScrollView, can_focus=True):
         if self.hits:
             self.post_message(self.Selected(self, self.cursor))
 
-    async def _on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
             return
@@ -216,37 +214,31 @@ class ResultsList(ScrollView, can_focus=True):
         where_width = max(0, width - fixed - name_width)
         tokens = fmt.tokens(sym.tokens).rjust(6) + "  "
         segments = [
-            Segment("\u25cf " if sym.id in self.bundled else "  ", base + style("results--mark", partial=True)),
+            Segment("\u25cf " if sym.id in self._bundled else "  ", base + style("results--mark", partial=True)),
             Segment(_fit(fmt.kind_label(sym.kind), 7), base + style("results--kind", partial=True)),
             Segment(_fit(self._names[row], name_width), base + style("results--name", partial=True)),
             Segment(tokens, base + style("results--meta", partial=True)),
-            Segment(_fit(_where(sym, where_width), where_width, keep_end=True),
+            Segment(_fit(_where(self._paths[row], sym.start_line, where_width), where_width, keep_end=True),
                     base + style("results--meta", partial=True)),
         ]
         return Strip(segments).adjust_cell_length(width, base)
 
 
 class SearchInput(Input):
-    """The query box (a distinct type so CSS and tests can find it)."""
+    """The query box (a distinct type so CSS and tests can find it).
 
-    def _watch_value(self, value: str) -> None:
-        # Input widens its virtual size on every keystroke; as a layout change that
-        # would reflow and redraw every pane. This box has a fixed size, so the new
-        # virtual size is stored quietly first and the keystroke only repaints the box.
-        self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
-        super()._watch_value(value)
+    Textual 8.2's `Input` sets its virtual size on every keystroke, a layout pass (about
+    1 ms here; only the box repaints); there is no public way to skip it for a fixed-size box.
+    """
 
 
 class SearchPane(Vertical):
     """Search symbols as you type; Enter opens the highlighted result."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down", "cursor(1)", "Next result", show=False, id="search.down"),
-        Binding("up", "cursor(-1)", "Previous result", show=False, id="search.up"),
-        Binding("escape", "leave", "Leave search", show=False, id="search.leave"),
-        Binding("ctrl+u", "clear", "Clear search", show=False, id="search.clear"),
-        Binding("space", "toggle_bundle", "Add/remove the result", show=False, id="search.toggle"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("search")
+
+    bundled: reactive[BundleState] = reactive(BundleState, init=False)
+    """The App's bundle (bound with `data_bind`), passed on to the result list."""
 
     @dataclass
     class ResultChosen(Message):
@@ -291,7 +283,6 @@ class SearchPane(Vertical):
         self.hits: list[SearchHit] = []
         self.shown_query: str = ""
         """The query text whose results are on screen."""
-        self.last_search_seconds = 0.0
         self._generation = 0
         self._timer: Timer | None = None
         self._last_key = 0.0
@@ -299,7 +290,7 @@ class SearchPane(Vertical):
     def compose(self) -> ComposeResult:
         yield SearchInput(placeholder="Search symbols…  kind:class lang:go path:lib/*", id="search-input",
                           select_on_focus=False)
-        results = ResultsList(id="results")
+        results = ResultsList(id="results").data_bind(SearchPane.bundled)
         results.display = False
         yield results
 
@@ -331,13 +322,13 @@ class SearchPane(Vertical):
         self.value = set_filter(self.value, key, value)
         self.focus_input()
 
+    def clear_filters(self) -> None:
+        for key in ("kind", "language", "path"):
+            self.apply_filter(key, None)
+
     def rerun(self) -> None:
         """Search the current text again (after the index changed)."""
         self._start(immediately=True)
-
-    def set_bundled(self, ids: set[str]) -> None:
-        if ids != self.results.bundled:
-            self.results.set_bundled(ids)
 
     @property
     def highlighted_symbol(self) -> Symbol | None:
@@ -406,15 +397,15 @@ class SearchPane(Vertical):
               seconds: float) -> None:
         self.hits = hits
         self.shown_query = text
-        self.last_search_seconds = seconds
         problems = [*parsed.errors, *([error] if error else [])]
         if problems:
-            self.border_subtitle = problems[0]
+            self.border_subtitle = Content(for_terminal(problems[0]))
             self.add_class("-error")
         else:
             self.remove_class("-error")
             if not parsed.words:
-                self.border_subtitle = parsed.filters + (" · type words to search" if parsed.filters else "")
+                filters = parsed.filters + (" · type words to search" if parsed.filters else "")
+                self.border_subtitle = Content(for_terminal(filters))
             elif hits:
                 more = "+" if len(hits) >= RESULT_LIMIT else ""
                 noun = "result" if len(hits) == 1 else "results"

@@ -6,11 +6,14 @@ tokenizes the text; token types map to Textual theme variables, so highlighting
 follows the theme. Large files show plain text at once and are tokenized in a
 thread worker. The marked line range (the current symbol) gets a tinted
 background and a bar in the line-number gutter.
+
+File contents are untrusted: `prepare_text` passes them through
+`sanitize.for_terminal`, so an ESC, a bidi override or a zero-width joiner is drawn
+as a visible escape (`\x1b`, `<U+202E>`), the same spelling every other pane uses.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -21,7 +24,7 @@ from pygments.util import ClassNotFound
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual import events, work
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.content import Content, Span
 from textual.geometry import Size
@@ -32,6 +35,10 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from symscope.core.languages import language_by_name
+from symscope.core.sanitize import for_terminal
+from symscope.tui import formatting as fmt
+from symscope.tui.file_view import FileView
+from symscope.tui.keys import bindings
 
 #: Files with more characters than this are tokenized in a worker thread.
 SYNC_HIGHLIGHT_CHARS = 60_000
@@ -66,20 +73,13 @@ TOKEN_STYLES: dict[_TokenType, str] = {
     Token.Error: "$text-error",
 }
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
 LineSpans = list[tuple[int, int, str]]
-
-
-def _control_picture(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return "\u2421" if code == 0x7F else chr(0x2400 + code)
 
 
 def prepare_text(text: str) -> list[str]:
     """Split a file into display lines: CR/LF normalised, tabs expanded, controls made visible."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "")
-    text = _CONTROL.sub(_control_picture, text)
+    text = for_terminal(text)
     lines = [line.expandtabs(TAB_SIZE) for line in text.split("\n")]
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()  # a final newline does not start another line
@@ -172,9 +172,8 @@ class SourceView(ScrollView, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "jump_to_mark", "Back to symbol", show=False, id="source.jump"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("source")
+    BORDER_TITLE = "Source"
 
     marked: reactive[tuple[int, int] | None] = reactive(None, init=False)
     """The highlighted range of 1-based, inclusive line numbers."""
@@ -215,12 +214,33 @@ class SourceView(ScrollView, can_focus=True):
     def show_placeholder(self, text: str) -> None:
         """Show a centred-ish hint instead of a file."""
         self._doc = None
-        self._placeholder = text
+        self._placeholder = for_terminal(text)
         self.marked = None
         self._cache.clear()
         self.virtual_size = Size(0, 0)
         self.scroll_to(0, 0, animate=False)
         self.refresh()
+
+    def show_view(self, view: FileView | None, refresh_key: str = "r") -> None:
+        """Show a file read by `file_view.load_file`, titled with its path, size and tokens.
+
+        Args:
+            view: The file, or None for no file (the titles go back to "Source").
+            refresh_key: The key that re-indexes, named when the file changed since indexing.
+        """
+        if view is None:
+            self.border_title, self.border_subtitle = "Source", ""
+            return
+        self.border_title = Content(for_terminal(view.path))
+        rec = view.record
+        if view.error is not None:
+            self.show_placeholder(view.error)
+            return
+        self.show_file(view.path, view.text, rec.language if rec else "")
+        self.border_subtitle = "" if rec is None else (
+            f"{rec.language} · {rec.lines:,} lines · {fmt.tokens(rec.tokens)} tok"
+            + ("" if view.current else f" · changed since indexing: {refresh_key} refreshes")
+        )
 
     def show_file(self, path: str, text: str, language: str) -> None:
         """Display `text` as file `path`; highlighting follows (in a worker if large)."""
@@ -357,7 +377,7 @@ class SourceView(ScrollView, can_focus=True):
         )
         return Strip.join([gutter, code]).simplify()
 
-    async def _on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         if self._doc is None:
             return
         offset = event.get_content_offset(self)

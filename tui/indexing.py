@@ -1,0 +1,197 @@
+"""Index updates in a thread worker, and the one-line progress bar that shows them.
+
+Progress is not a message: the worker stores its latest `IndexProgress` and the bar
+polls it, so a burst of small files cannot flood the queue and a slow one never
+leaves the bar stale. The bar posts `IndexingBar.Finished` or `IndexingBar.Failed`
+up to the App when the run ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widgets import Label, ProgressBar
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from symscope.core.errors import SymscopeError
+from symscope.core.index import Index
+from symscope.core.languages import all_languages
+from symscope.core.models import IndexProgress, IndexReport
+from symscope.core.sanitize import for_terminal
+from symscope.tui.actions import KeyHints
+from symscope.tui.bundle_controller import Note
+
+#: Seconds between progress bar refreshes while indexing.
+PROGRESS_INTERVAL = 0.1
+
+
+class IndexingBar(Horizontal):
+    """Files done of total and the file being parsed; shown only while indexing."""
+
+    @dataclass
+    class Finished(Message):
+        """An index update completed (possibly cancelled part-way)."""
+
+        report: IndexReport
+        manual: bool
+
+    @dataclass
+    class Failed(Message):
+        """An index update raised; `error` is one line for the user ("" when it was cancelled)."""
+
+        error: str
+
+    running: reactive[bool] = reactive(False, init=False)
+    """Bound to the App's `indexing`: polls while True, hides when it turns False."""
+
+    def __init__(self, index: Index, processes: int | None = None, *, id: str | None = None) -> None:
+        """
+        Args:
+            index: The index to update.
+            processes: Parser processes (None: the core's default; 1 parses in the worker thread).
+        """
+        super().__init__(id=id)
+        self.index = index
+        self.processes = processes
+        self._latest: IndexProgress | None = None
+        self._shown: IndexProgress | None = None
+        self._timer: Timer | None = None
+        self._loaded: int | None = None
+
+    def mark_loaded(self) -> None:
+        """Note that the app now shows the index as it is on disk (its generation now)."""
+        self._loaded = self.index.generation()
+
+    def stale(self) -> bool:
+        """True when the index on disk is not the one the app shows: another process re-indexed.
+
+        Never while this app is indexing (its own run reports when it is done).
+        """
+        if self.running or (self._loaded is not None and self.index.generation() == self._loaded):
+            return False  # the usual answer, from one read of the index's meta table
+        return self.index.is_built
+
+    def compose(self) -> ComposeResult:
+        yield Label("Indexing", id="progress-label")
+        yield ProgressBar(id="progress-bar", show_eta=False)
+        yield Label("", id="progress-file")
+
+    def start(self, *, manual: bool, rebuild: bool = False, show: bool = False) -> Worker[None]:
+        """Update the index in a thread worker; `show` puts the bar up before the first file."""
+        self._latest = self._shown = None
+        if show:
+            self.show_progress(0, None, "scanning files…")
+        return self._run(manual, rebuild)
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False, description="index update")
+    def _run(self, manual: bool, rebuild: bool) -> None:
+        worker = get_current_worker()
+
+        def progress(p: IndexProgress) -> None:
+            self._latest = p  # read by `_poll` on the UI thread
+
+        def run(processes: int | None) -> IndexReport:
+            return self.index.update(progress=progress, cancelled=lambda: worker.is_cancelled,
+                                     processes=processes, rebuild=rebuild)
+
+        try:
+            try:
+                report = run(self.processes)
+            except (OSError, ValueError, RuntimeError):
+                if self.processes == 1:
+                    raise
+                report = run(1)  # parser processes could not start here: parse in this thread
+        except SymscopeError as exc:
+            self.post_message(self.Failed(str(exc)))
+            return
+        except Exception as exc:  # an engine bug must not take the UI down
+            self.post_message(self.Failed(f"indexing failed: {type(exc).__name__}: {exc}"))
+            return
+        self.post_message(self.Finished(report, manual))
+
+    def show_progress(self, done: int, total: int | None, path: str) -> None:
+        self.display = True
+        self.query_one(ProgressBar).update(total=total, progress=done)
+        label = f"Indexing {done:,}/{total:,}" if total else "Indexing"
+        self.query_one("#progress-label", Label).update(label)
+        self.query_one("#progress-file", Label).update(Content(for_terminal(path)))
+
+    def _poll(self) -> None:
+        """Show the worker's latest progress (polled, so a slow file never leaves it stale)."""
+        p = self._latest
+        if self.running and p is not None and p is not self._shown:
+            self._shown = p
+            self.show_progress(p.done, p.total, p.path)
+
+    def watch_running(self, running: bool) -> None:
+        if running:
+            if self._timer is None:
+                self._timer = self.set_interval(PROGRESS_INTERVAL, self._poll)
+            return
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.display = False
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        event.stop()
+        if event.worker.group != "index":
+            return
+        if event.state == WorkerState.ERROR:
+            self.post_message(self.Failed(f"indexing stopped: {event.worker.error}"))
+        elif event.state == WorkerState.CANCELLED:
+            self.post_message(self.Failed(""))  # the app is closing: nothing to say
+
+
+def finished_note(message: IndexingBar.Finished, reloaded: bool) -> Note | None:
+    """What to say about a finished run, if anything (and whether the app reloaded for another's)."""
+    report = message.report
+    if report.cancelled:
+        return Note("Indexing was cancelled; the index holds what was done.", "warning")
+    if not (message.manual or report.parsed or report.removed):
+        return None
+    text = (f"{report.files:,} files · {report.parsed:,} parsed · {report.removed:,} removed "
+            f"· {len(report.skipped):,} skipped · {report.seconds:.1f}s")
+    if reloaded and not report.parsed and not report.removed:
+        text += " · reloaded: another symscope run had updated the index"
+    return Note(text, title="Index up to date")
+
+
+def empty_repo_notice(index: Index, hints: KeyHints) -> Content:
+    """What to show instead of the source when the repo has nothing symscope can parse."""
+    skipped = index.skipped()
+    reasons: dict[str, int] = {}
+    for s in skipped:
+        reasons[s.reason] = reasons.get(s.reason, 0) + 1
+    summary = "; ".join(f"{n:,} {reason}" for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+    return Content.from_markup(
+        "[b]No supported source files in $root[/b]\n\nsymscope indexes: $names."
+        + ("\n\nSkipped $count files: $summary." if skipped else "")
+        + "\n\nAdd source files and press [b]$refresh[/b] to index again, or [b]$quit[/b] to quit.",
+        root=for_terminal(str(index.root)), names=", ".join(sorted(all_languages())),
+        count=f"{len(skipped):,}", summary=for_terminal(summary),
+        refresh=hints["app.refresh"], quit=hints["app.quit"],
+    )
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker while stderr is still the terminal.
+
+    Textual swaps `sys.stderr` for an object whose `fileno()` is -1; a tracker started
+    after that (by the process pool that parses files) fails with "bad value(s) in
+    fds_to_keep".
+    """
+    try:
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    except Exception:
+        pass  # the worker falls back to parsing in its own thread
