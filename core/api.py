@@ -251,6 +251,31 @@ def stats(index: Index) -> Json:
     }
 
 
+def bundle(
+    index: Index,
+    ids: Sequence[str] = (),
+    *,
+    deps: int = 0,
+    budget: int | None = None,
+    fmt: str = "markdown",
+    diff_ref: str | None = None,
+    redact: bool = True,
+) -> Json:
+    """A paste-ready bundle: `{"text", "tokens", "budget", "items", "dropped", "redacted"}`.
+
+    `tokens` is the exact cl100k_base count of `text`, never over `budget`.
+    """
+    from symscope.core.bundle import build_bundle  # tiktoken and detect-secrets load only here
+
+    if not 0 <= deps <= MAX_DEPTH:
+        raise BadQueryError(f"--deps must be between 0 and {MAX_DEPTH}")
+    if not ids and diff_ref is None:
+        raise BadQueryError("give one or more symbol IDs or files, or --diff")
+    result = build_bundle(index, list(ids), deps=deps, budget=budget, fmt=fmt,  # type: ignore[arg-type]
+                          diff_ref=diff_ref, redact=redact)
+    return result.to_json()
+
+
 def status(index: Index, last_indexed: str | None = None, report: IndexReport | None = None) -> Json:
     """`stats` plus freshness: when last indexed, how many files the latest refresh found
     changed (`report`), and skipped files grouped by reason."""

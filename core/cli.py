@@ -12,6 +12,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from symscope.core import api
@@ -22,7 +23,9 @@ from symscope.core.sanitize import for_terminal
 if TYPE_CHECKING:
     from symscope.core.index import Index
 
-COMMANDS = ("index", "search", "show", "outline", "stats", "refs", "deps", "importers", "languages", "mcp")
+COMMANDS = (
+    "index", "search", "show", "outline", "stats", "refs", "deps", "importers", "bundle", "languages", "mcp",
+)
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -108,6 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", parents=[common], help="files, symbols, tokens and languages")
     p.add_argument("--repo", metavar="PATH", default=".")
 
+    p = sub.add_parser("bundle", parents=[common], help="a paste-ready bundle of symbols, within a budget")
+    p.add_argument("ids", metavar="ID", nargs="*", help="symbol IDs or indexed file paths")
+    p.add_argument("--repo", metavar="PATH", default=".")
+    p.add_argument("--deps", type=int, default=0, metavar="N", help="also add what they use, N levels deep")
+    p.add_argument("--budget", type=int, default=None, metavar="T", help="at most T cl100k tokens, exactly")
+    p.add_argument("--format", choices=("markdown", "xml"), default="markdown")
+    p.add_argument("--diff", nargs="?", const="HEAD", default=None, metavar="REF",
+                   help="add the symbols changed against REF (default HEAD) and their callers' signatures")
+    p.add_argument("--no-redact", action="store_true", help="keep secrets (redacted by default)")
+    p.add_argument("--out", metavar="FILE", help="write the text to FILE (mode 600) instead of stdout")
+
     sub.add_parser("languages", parents=[common], help="supported languages, extensions and kinds")
 
     p = sub.add_parser("mcp", parents=[common], help="serve the index to coding agents over MCP (stdio)")
@@ -166,6 +180,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "refs": _cmd_refs,
         "deps": _cmd_deps,
         "importers": _cmd_importers,
+        "bundle": _cmd_bundle,
         "languages": _cmd_languages,
         "mcp": _cmd_mcp,
     }[args.command]
@@ -310,6 +325,33 @@ def _cmd_importers(args: argparse.Namespace) -> int:
         _out(f"  {i['path']}:{i['line']}  ({i['module']})")
         for sym_id in i["symbols"]:
             _out(f"    used by {sym_id}")
+    return 0
+
+
+def _cmd_bundle(args: argparse.Namespace) -> int:
+    if args.budget is not None and args.budget < 1:
+        return fail("--budget must be at least 1", EXIT_USAGE)
+    with _open(args) as index:
+        data = api.bundle(index, args.ids, deps=args.deps, budget=args.budget, fmt=args.format,
+                          diff_ref=args.diff, redact=not args.no_redact)
+    if args.out:
+        from symscope.core.bundle import write_private
+
+        try:
+            write_private(Path(args.out), data["text"])
+        except OSError as exc:
+            raise SymscopeError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    if args.json:
+        _emit(data)
+    elif not args.out:
+        text: str = data["text"]
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    budget = f" of {data['budget']:,}" if data["budget"] is not None else ""
+    dropped = f", {len(data['dropped'])} dropped" if data["dropped"] else ""
+    where = f" to {args.out}" if args.out else ""
+    count = len(data["items"])
+    print(for_terminal(f"symscope: bundle of {count} item{'' if count == 1 else 's'}{dropped}, {data['tokens']:,}"
+                       f"{budget} tokens, {data['redacted']} secrets redacted{where}"), file=sys.stderr)
     return 0
 
 

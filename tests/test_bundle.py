@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,16 +14,28 @@ from symscope.core.bundle import (
     Bundle,
     BundleError,
     BundleItem,
+    Entry,
+    build_bundle,
     bundle_path,
     file_key,
+    lookup_item,
+    make_entry,
+    pack,
+    render,
     render_markdown,
     render_xml,
     resolve,
+    resolve_item,
     savings,
     symbol_code,
     symbol_key,
+    write_private,
 )
+from symscope.core.errors import StaleSymbolError, UnknownSymbolError
 from symscope.core.index import Index
+from symscope.core.packer import Detail
+from symscope.core.sanitize import for_paste
+from symscope.core.tokens import count_tokens
 
 FILES = {
     "pkg/shapes.py": (
@@ -207,3 +220,122 @@ def test_savings_match_the_core_for_symbols_and_count_files_once(index: Index) -
     assert s.tokens == area.tokens + describe.tokens + shapes.tokens + fence.tokens
     assert s.file_tokens == shapes.tokens + fence.tokens
     assert s.repo_tokens == index.repo_tokens()
+
+
+# -- detail levels, packing, files written ---------------------------------------------------
+
+
+def _entries(index: Index, spec: list[tuple[str, Detail]]) -> list[Entry]:
+    return [make_entry(index, resolve_item(index, lookup_item(index, ref)), "added", detail)
+            for ref, detail in spec]
+
+
+def test_detail_levels_render_exactly(index: Index) -> None:
+    entries = _entries(index, [("pkg/shapes.py::Square#class", "signature"),
+                               ("pkg/shapes.py::describe#function", "name"),
+                               ("web/fence.js", "signature")])
+    result = pack(entries, redact=False)
+    square = count_tokens("class Square\n    def area(self)\n") + count_tokens("A square.")
+    js = count_tokens("function showCode()\n")
+    assert result.text == (
+        f"# Code context: 3 items, {square + js} tokens\n"
+        "\n"
+        f"1. pkg/shapes.py:1-5 (class Square, signature, {square} tokens)\n"
+        "2. pkg/shapes.py:8-9 (function describe, name only)\n"
+        f"3. web/fence.js:1-3 (file, signature, {js} tokens)\n"
+        "\n"
+        "## pkg/shapes.py:1-5 (class Square, signature)\n"
+        "\n"
+        "A square.\n"
+        "\n"
+        "```python\nclass Square\n    def area(self)\n```\n"
+        "\n"
+        "## web/fence.js:1-3 (file, signature)\n"
+        "\n"
+        "```javascript\nfunction showCode()\n```\n"
+    )
+    assert result.tokens == count_tokens(result.text)
+    assert [(i.detail, i.cap) for i in result.items] == [("signature", "signature"), ("name", "name"),
+                                                         ("signature", "signature")]
+    xml = pack(entries, "xml", redact=False).text
+    assert xml == (
+        f'<code_context items="3" tokens="{square + js}">\n'
+        '<item path="pkg/shapes.py" lines="1-5" kind="class" name="Square" language="python" '
+        f'tokens="{square}" detail="signature" doc="A square.">\n'
+        "<![CDATA[class Square\n    def area(self)\n]]>\n</item>\n"
+        '<item path="pkg/shapes.py" lines="8-9" kind="function" name="describe" language="python" '
+        'detail="name"/>\n'
+        '<item path="web/fence.js" lines="1-3" kind="file" name="web/fence.js" language="javascript" '
+        f'tokens="{js}" detail="signature">\n'
+        "<![CDATA[function showCode()\n]]>\n</item>\n"
+        "</code_context>\n"
+    )
+    import xml.etree.ElementTree as ET
+
+    assert [e.get("detail") for e in ET.fromstring(xml)] == ["signature", "name", "signature"]
+
+
+def test_an_all_full_bundle_is_the_plain_rendering_made_paste_safe(index: Index) -> None:
+    refs = ["pkg/shapes.py::Square.area#method", "web/fence.js", "pkg/shapes.py::describe#function"]
+    b = Bundle()
+    for ref in refs:
+        b.add(lookup_item(index, ref))
+    for fmt in ("markdown", "xml"):
+        plain = render(resolve(b, index), fmt)  # type: ignore[arg-type]
+        result = build_bundle(index, refs, fmt=fmt, redact=False)  # type: ignore[arg-type]
+        assert result.text == for_paste(plain.text)[0]
+        assert result.tokens == count_tokens(result.text)
+        assert result.header_tokens + sum(i.tokens for i in result.items) == result.tokens
+
+
+def test_build_bundle_json_shape_and_errors(index: Index) -> None:
+    result = build_bundle(index, ["pkg/shapes.py::describe#function", ("web/fence.js", "dependency")],
+                          details={"web/fence.js": "name"})
+    data = result.to_json()
+    assert set(data) == {"text", "tokens", "budget", "items", "dropped", "redacted"}
+    assert data["items"] == [
+        {"id": "pkg/shapes.py::describe#function", "detail": "full", "tokens": result.items[0].tokens,
+         "reason": "added"},
+        {"id": "web/fence.js", "detail": "name", "tokens": result.items[1].tokens, "reason": "dependency"},
+    ]
+    assert data["budget"] is None and data["dropped"] == [] and data["redacted"] == 0
+    with pytest.raises(UnknownSymbolError, match=r"^unknown symbol id: nope$"):
+        build_bundle(index, ["nope"])
+    with pytest.raises(BundleError, match="format"):
+        build_bundle(index, [], fmt="html")  # type: ignore[arg-type]
+    with pytest.raises(BundleError, match="detail level"):
+        build_bundle(index, ["web/fence.js"], details={"web/fence.js": "tiny"})  # type: ignore[dict-item]
+    (index.root / "web/fence.js").write_text("function other() {}\n")
+    with pytest.raises(StaleSymbolError, match="changed since indexing"):
+        build_bundle(index, ["web/fence.js"])
+
+
+def test_dependencies_follow_the_added_symbols(tmp_path: Path) -> None:
+    root = tmp_path / "calc"
+    root.mkdir()
+    (root / "calc.py").write_text("def base():\n    return 1\n\n\ndef top():\n    return base() + 1\n")
+    with Index.open(root, index_dir=tmp_path / "calc-idx") as ix:
+        ix.update(processes=1)
+        result = build_bundle(ix, ["calc.py::top#function"], deps=1)
+        assert [(i.id, i.reason) for i in result.items] == [
+            ("calc.py::top#function", "added"), ("calc.py::base#function", "dependency")]
+        with pytest.raises(BundleError, match="depth"):
+            build_bundle(ix, ["calc.py::top#function"], deps=-1)
+
+
+def test_files_symscope_writes_are_private(index: Index, tmp_path: Path) -> None:
+    b = Bundle()
+    b.add(BundleItem.for_symbol(index.symbol("pkg/shapes.py::describe#function")))
+    b.save(bundle_path(index))
+    assert stat.S_IMODE(bundle_path(index).stat().st_mode) == 0o600
+    out = tmp_path / "out" / "bundle.md"
+    write_private(out, "text\n")
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600 and out.read_text() == "text\n"
+    out.chmod(0o644)
+    write_private(out, "again\n")  # an existing, wider file is narrowed
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600 and out.read_text() == "again\n"
+    link = tmp_path / "link.md"
+    link.symlink_to(tmp_path / "elsewhere.md")
+    with pytest.raises(OSError):
+        write_private(link, "no\n")
+    assert not (tmp_path / "elsewhere.md").exists()

@@ -1,0 +1,148 @@
+"""Secrets in bundles: found by detect-secrets' plugins, redacted before the count, offline."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from symscope.core.bundle import build_bundle
+from symscope.core.index import Index
+from symscope.core.secrets import find_secrets, marker, redact
+from symscope.core.tokens import count_tokens
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+KEY_BODY = ("MIIEowIBAAKCAQEAx4Jvq8mN0pQ3rS5tU7vW9yZ1aB3cD5eF7gH9iJ1kL3mN5oP7\n"
+            "qR9sT1uV3wX5yZ7aB9cD1eF3gH5iJ7kL9mN1oP3qR5sT7uV9wX1yZ3aB5cD7eF9g")
+PRIVATE_KEY = f"-----BEGIN RSA PRIVATE KEY-----\n{KEY_BODY}\n-----END RSA PRIVATE KEY-----"
+PASSWORD = "hunter2-Tr0ub4dor&3"
+SECRETS = {
+    "config.py": f'''\
+AWS_ACCESS_KEY_ID = "{AWS_KEY}"
+
+
+def github_client():
+    """Talk to GitHub."""
+    token = "{GITHUB_TOKEN}"
+    return token
+
+
+SIGNING_KEY = """{PRIVATE_KEY}"""
+
+
+def connect(host):
+    password = "{PASSWORD}"
+    return (host, password)
+''',
+}
+IDS = ["config.py::AWS_ACCESS_KEY_ID#constant", "config.py::github_client#function",
+       "config.py::SIGNING_KEY#constant", "config.py::connect#function"]
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Iterator[Index]:
+    root = tmp_path / "repo"
+    root.mkdir()
+    for rel, text in SECRETS.items():
+        (root / rel).write_text(text)
+    ix = Index.open(root, index_dir=tmp_path / "idx")
+    ix.update(processes=1)
+    yield ix
+    ix.close()
+
+
+def _leaks(text: str) -> list[str]:
+    return [s for s in (AWS_KEY, GITHUB_TOKEN, PASSWORD, *KEY_BODY.splitlines()) if s in text]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml"])
+def test_a_bundle_with_four_secrets_contains_none_and_reports_four(index: Index, fmt: str) -> None:
+    assert {s.id for s in index.all_symbols()} >= set(IDS)
+    result = build_bundle(index, IDS, fmt=fmt)  # type: ignore[arg-type]
+    assert _leaks(result.text) == []
+    assert result.redacted == 4 and result.to_json()["redacted"] == 4
+    assert sorted(r.label for r in result.redactions) == [
+        "AWS access key", "GitHub token", "password or secret", "private key"]
+    for r in result.redactions:
+        assert marker(r.label) in result.text
+    lines = {r.label: r.line for r in result.redactions}
+    assert lines == {"AWS access key": 1, "GitHub token": 6, "private key": 10, "password or secret": 17}
+    # The count is of the text as output, markers included.
+    assert result.tokens == count_tokens(result.text)
+
+
+def test_no_redact_keeps_every_secret(index: Index) -> None:
+    result = build_bundle(index, IDS, redact=False)
+    assert len(_leaks(result.text)) == 5 and PRIVATE_KEY in result.text
+    assert result.redacted == 0 and "«redacted" not in result.text
+
+
+def test_one_secret_can_be_kept_on_purpose(index: Index) -> None:
+    first = build_bundle(index, IDS)
+    github = next(r for r in first.redactions if r.label == "GitHub token")
+    kept = build_bundle(index, IDS, keep={github.fingerprint})
+    assert GITHUB_TOKEN in kept.text and kept.redacted == 3
+    assert AWS_KEY not in kept.text
+
+
+def test_redaction_happens_before_the_budget_count(index: Index) -> None:
+    full = build_bundle(index, IDS)
+    result = build_bundle(index, IDS, budget=full.tokens - 5)
+    assert result.tokens == count_tokens(result.text) <= full.tokens - 5
+    assert _leaks(result.text) == []
+
+
+def test_control_characters_are_made_visible_and_counted(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "esc.py").write_text('def title():\n    return "\x1b]0;pwned\x07"\n')
+    with Index.open(root, index_dir=tmp_path / "idx") as ix:
+        ix.update(processes=1)
+        result = build_bundle(ix, ["esc.py::title#function"])
+    assert "\x1b" not in result.text and "\x07" not in result.text
+    assert '"\\x1b]0;pwned\\x07"' in result.text and result.controls == 2
+
+
+def test_detectors_find_formats_and_secret_assignments_only() -> None:
+    jwt = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0."
+           "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+    text = (
+        f'session = "{jwt}"\n'
+        'slack = "xoxb-123456789012-1234567890123-abcdefghijABCDEFGHIJ1234"\n'
+        'api_token = "8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c"\n'
+        'url = "https://user:s3cr3tP4ss@example.com/x"\n'
+        # Not secrets: a hash constant, templates, indirect reads, a sequence.
+        'RANKS_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"\n'
+        'password = "{password}"\n'
+        'password = get_password()\n'
+        'secret = "abcdefghijklmnop"\n'
+    )
+    found = find_secrets(text, "settings.py")
+    assert [(f.line, f.label) for f in found] == [
+        (1, "JSON web token"), (2, "Slack token"), (3, "high-entropy secret"), (4, "password in a URL")]
+    assert text[found[0].start : found[0].end] == jwt  # the signature part too
+    cleaned, replaced = redact(text, "settings.py")
+    assert jwt not in cleaned and "s3cr3tP4ss" not in cleaned and len(replaced) == 4
+    assert "https://user:«redacted: password in a URL»@example.com" in cleaned
+
+
+def test_a_private_key_without_its_end_line_is_redacted_through_its_body() -> None:
+    text = 'KEY = ("-----BEGIN PRIVATE KEY-----\\n"\n' + "".join(
+        f'       "{line}\\n"\n' for line in KEY_BODY.splitlines()) + ")\nafter = 1\n"
+    cleaned, found = redact(text)
+    assert [f.label for f in found] == ["private key"]
+    assert all(line not in cleaned for line in KEY_BODY.splitlines())
+    assert cleaned.endswith(")\nafter = 1\n")
+
+
+def test_scanning_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("network used")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    text = f'aws = "{AWS_KEY}"\naws_secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"\ntoken = "{GITHUB_TOKEN}"\n'
+    assert len(find_secrets(text, "x.py")) == 3
