@@ -98,6 +98,10 @@ IdList = Annotated[
 ]
 RepoPath = Annotated[str, Field(description="file or folder relative to the repo root; '.' is the root")]
 RefLimit = Annotated[int, Field(ge=1, le=100)]
+DepthLimit = Annotated[int, Field(ge=1, le=3)]
+DepthLimit0 = Annotated[int, Field(ge=0, le=3)]
+BudgetLimit = Annotated[int | None, Field(ge=1)]
+BundleFormat = Literal["markdown", "xml"]
 PathList = Annotated[
     list[str] | None,
     BeforeValidator(_as_list),
@@ -412,7 +416,42 @@ class Tools:
         self.session.remember(shown)
         return lines
 
-    @_tool("Symbols whose code mentions this symbol's name (by name, not type-aware), "
+    @_tool("What a symbol uses (calls, types, constants), nearest first, with ids and tokens: "
+           "the context to fetch with it.")
+    def find_dependencies(self, id: str, depth: DepthLimit = 1) -> CallToolResult:
+        """`api.deps`: one line per dependency (distance, id, lines, tokens, ambiguous)."""
+        with self.session.fresh() as index:
+            target = self.session.symbol(id)
+            data = api.deps(index, target.id, depth)
+            found = data["deps"]
+            if not found:
+                return reply(f"{for_terminal(target.qualname)} uses no other symbol of this repo.")
+            lines = [f"{for_terminal(target.qualname)} uses {len(found)} symbols, {data['tokens']} tokens "
+                     "(distance, id, lines, tokens):"]
+            for d in found:
+                mark = " (ambiguous)" if d["ambiguous"] else ""
+                lines.append(f"{d['distance']} {for_terminal(d['id'])} "
+                             f"{_lines(d['start_line'], d['end_line'])}, {d['tokens']} tokens{mark}")
+            self.session.remember(found)
+            return reply(_cut_lines(lines, LIST_BUDGET, "lower depth, or fetch these with get_symbols"),
+                         _file_tokens(index, {d["path"] for d in found}))
+
+    @_tool("A paste-ready bundle of symbols (and optionally what they use) that fits a token budget "
+           "exactly; secrets redacted.")
+    def build_bundle(self, ids: IdList, deps: DepthLimit0 = 0, budget: BudgetLimit = None,
+                     format: BundleFormat = "markdown") -> CallToolResult:
+        """`api.bundle`: the text the model reads; its exact token count goes in `_meta`."""
+        with self.session.fresh() as index:
+            data = api.bundle(index, [self.session.symbol(i).id if "::" in i else i for i in ids],
+                              deps=deps, budget=budget, fmt=format)
+            text: str = data["text"]
+            if data["dropped"]:
+                text += f"\n[{len(data['dropped'])} items left out to fit the budget]"
+            if data["redacted"]:
+                text += f"\n[{data['redacted']} secrets redacted]"
+            return reply(text, _file_tokens(index, {i.split("::")[0] for i in ids}))
+
+    @_tool("The symbols that use this one (mentions resolved by receiver and import), "
            "with the line of each use.")
     def find_references(self, id: str, limit: RefLimit = 20) -> CallToolResult:
         """`api.refs`, each with the code line of the use."""
@@ -423,7 +462,7 @@ class Tools:
             if not shown:
                 return reply(f"No other symbol mentions {for_terminal(target.name)}.")
             files: dict[str, list[str]] = {}
-            lines = [f"{len(shown)} symbols mention {for_terminal(target.name)} (id, line of use, code):"]
+            lines = [f"{len(shown)} symbols use {for_terminal(target.name)} (id, line of use, code):"]
             for ref in shown:
                 if ref["path"] not in files:
                     try:

@@ -25,7 +25,8 @@ from symscope.core.models import SYMBOL_KINDS
 from symscope.core.tokens import count_tokens
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
-TOOLS = {"search_symbols", "get_symbols", "get_outline", "find_references", "index_status", "reindex"}
+TOOLS = {"search_symbols", "get_symbols", "get_outline", "find_references", "find_dependencies", "build_bundle",
+         "index_status", "reindex"}
 RESOLVE = "shortener/store.py::LinkStore.resolve#method"
 HIT = re.compile(r"^\d+\. (.+) L\d+(?:-\d+)?, \d+ tokens")
 #: Raw control characters that must never reach a terminal (tab and newline are text).
@@ -96,7 +97,7 @@ async def test_exactly_the_issue_tools_with_their_annotations(index: Index) -> N
     async with Client(build_server(index)) as client:
         listed = await client.list_tools()
     tools = {t.name: t for t in listed.tools}
-    assert set(tools) == TOOLS  # find_dependencies and build_bundle are absent, not stubs
+    assert set(tools) == TOOLS
     for name, tool in tools.items():
         assert tool.annotations is not None and tool.annotations.open_world_hint is False
         assert tool.annotations.read_only_hint is (name != "reindex")
@@ -320,11 +321,36 @@ async def test_references_carry_the_line_of_each_use(index: Index) -> None:
         text = await _call(client, "find_references", id="shortener/codes.py::encode#function")
         one = await _call(client, "find_references", id="shortener/codes.py::encode#function", limit=1)
     expected = api.refs(index, "shortener/codes.py::encode#function")["references"]
-    assert text.startswith(f"{len(expected)} symbols mention encode")
+    assert text.startswith(f"{len(expected)} symbols use encode")
     for ref in expected:
         code = (index.root / ref["path"]).read_text().splitlines()[ref["line"] - 1].strip()
         assert f"{ref['id']} L{ref['line']}: {code}" in text
     assert "[more mention it" in one and len(one.splitlines()) == 3
+
+
+async def test_dependencies_list_what_a_symbol_uses(index: Index) -> None:
+    target = next(s for s in index.all_symbols() if api.deps(index, s.id)["deps"])
+    async with Client(build_server(index)) as client:
+        text = await _call(client, "find_dependencies", id=target.id)
+        error = await _error(client, "find_dependencies", id=target.id, depth=9)
+    for dep in api.deps(index, target.id)["deps"]:
+        assert dep["id"] in text
+    assert "depth" in error
+
+
+async def test_bundles_fit_their_budget_and_report_tokens(index: Index) -> None:
+    from symscope.core.tokens import count_tokens
+
+    ids = [s.id for s in index.all_symbols()[:6]]
+    async with Client(build_server(index)) as client:
+        result = await client.call_tool("build_bundle", {"ids": ids, "budget": 150})
+        small = await _error(client, "build_bundle", ids=ids, budget=3)
+    text = _text(result)
+    assert not result.is_error and result.meta is not None
+    assert result.meta["symscope/tokens"] == count_tokens(text)
+    body = text.split("\n[", 1)[0]
+    assert count_tokens(body) <= 150
+    assert "budget" in small
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -355,7 +381,7 @@ async def test_errors_are_one_line_saying_what_to_call_and_the_server_survives(i
         assert "outside the repository" in outside_reindex
         skipped = await _error(client, "get_outline", path="README.md")
         assert "README.md is not indexed (unsupported language)" in skipped
-        tool = await client.call_tool("find_dependencies", {"id": RESOLVE})
+        tool = await client.call_tool("find_callers", {"id": RESOLVE})
         assert tool.is_error and "symscope's tools are search_symbols, get_symbols" in _text(tool)
         # A bare string where a list belongs is taken as a list of one, not refused.
         assert _body(await _call(client, "get_symbols", ids=RESOLVE)) == _exact(index, RESOLVE) + "\n"
