@@ -37,6 +37,7 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(CORPORA)
+	$(BIN)/python -m benchmarks.charts
 
 screenshots: $(STAMP)
 	$(BIN)/python -m screenshots.make

@@ -337,3 +337,19 @@ def test_dependency_closure_and_sizes() -> None:
     assert "tree-sitter" in names and "numpy" in names
     size = infra.install_size(infra.symscope_roots())
     assert size.bytes > 0 and len(size.largest) <= 5
+
+
+def test_charts_draw_the_runs_figures(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    import json as _json
+
+    from benchmarks import charts
+
+    results = _json.loads((Path(__file__).parents[1] / "benchmarks" / "results.json").read_text())
+    corpora, tokens = charts.token_series(results)
+    assert corpora == ["express", "fastapi", "gin"]
+    assert tokens["symscope (CLI)"] == [results["repos"][c]["efficiency"]["summary"]["mean_tokens"] for c in corpora]
+    assert tokens["study's AST system"] == [924, 1834, 1124]
+    written = charts.draw(results, tmp_path)
+    assert [p.name for p in written] == [charts.TOKENS_PNG, charts.PRECISION_PNG]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
