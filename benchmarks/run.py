@@ -328,7 +328,7 @@ def symscope_phase(
     except ImportError as exc:  # the mcp extra is not installed
         log(f"{name}: MCP workflow skipped ({exc})")
     else:
-        result["mcp"] = mcp_workflow.measure(index, queries_for(queries, name))
+        result["mcp"] = mcp_workflow.measure(index, [q for q, _ in resolved])  # valid targets only
         log(f"{name}: MCP workflow {result['mcp']['summary']['mcp_tokens_per_query']:.0f} tokens/query")
     return result, state
 
