@@ -6,7 +6,10 @@ Defaults to the checked-in sample repo (tests/fixtures/sample_repo), indexed int
 temporary folder, so the pictures are reproducible. Writes:
 
 * main.svg   - search results, the chosen symbol highlighted in the source, counters;
-* bundle.svg - a bundle of symbols and a whole file, with the token counters;
+* bundle.svg - a bundle of symbols and a whole file, with the token counters and the
+  savings panel (the bundle against its files and the repo);
+* related.svg - the Related pane (uses, used by) of a method added with its
+  dependencies, under a token budget;
 * help.svg   - the key-binding help screen.
 """
 
@@ -69,6 +72,24 @@ async def bundle_scene(pilot: Pilot[Any]) -> None:
     await _settle(pilot)
 
 
+async def related_scene(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, SymscopeApp)
+    await _type_search(pilot, "server servehttp")
+    await pilot.press("enter")
+    await _settle(pilot)
+    await pilot.press("R")  # the Related pane follows the selection
+    await _settle(pilot)
+    await pilot.press("D")  # add it with its dependencies: the delta first ...
+    await _settle(pilot)
+    await pilot.press("enter")  # ... then yes
+    await _settle(pilot)
+    await pilot.press("B", *"250", "enter")  # a token budget: dependencies are reduced first
+    await _settle(pilot)
+    await pilot.press("b", "6")
+    await _settle(pilot)
+
+
 async def help_scene(pilot: Pilot[Any]) -> None:
     await pilot.press("question_mark")
     await pilot.pause(0.2)
@@ -77,6 +98,7 @@ async def help_scene(pilot: Pilot[Any]) -> None:
 SCENES: list[tuple[str, tuple[int, int], Scene]] = [
     ("main", (150, 42), main_scene),
     ("bundle", (160, 42), bundle_scene),
+    ("related", (160, 42), related_scene),
     ("help", (100, 44), help_scene),
 ]
 

@@ -16,7 +16,8 @@ from typing import Literal
 
 from symscope.core.sanitize import for_terminal
 
-Scope = Literal["app", "search", "results", "outline", "source", "bundle", "help", "prompt"]
+Scope = Literal["app", "search", "results", "outline", "related", "source", "bundle", "help", "prompt",
+                "confirm", "secrets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,10 @@ class ActionSpec:
     palette: str = ""
     """Title in the command palette; empty: not listed. May use `{other}` (the other format)."""
     palette_help: str = ""
-    """Palette help (default: `help`); may use `{format}`, `{suffix}`, `{price}`, `{price_env}`."""
+    """Palette help (default: `help`); may use `{format}`, `{suffix}`, `{price}`, `{price_env}`,
+    `{budget}`."""
+    priority: bool = False
+    """Checked before the focused widget sees the key (a key an input box would otherwise type)."""
 
     @property
     def text(self) -> str:
@@ -62,9 +66,10 @@ def _app(id: str, action: str, keys: str, description: str, help: str = "", *, s
     return ActionSpec(f"app.{id}", action, keys, description, help, "app", show, palette, palette_help)
 
 
-def _pane(scope: Scope, id: str, action: str, keys: str, description: str, *, show: bool = False
-          ) -> ActionSpec:
-    return ActionSpec(f"{scope}.{id}", action, keys, description, scope=scope, show=show)
+def _pane(scope: Scope, id: str, action: str, keys: str, description: str, help: str = "", *,
+          show: bool = False, priority: bool = False) -> ActionSpec:
+    return ActionSpec(f"{scope}.{id}", action, keys, description, help, scope=scope, show=show,
+                      priority=priority)
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -74,6 +79,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
          show=True, palette="Bundle: add or remove the current symbol"),
     _app("toggle_file", "toggle_file", "A,f", "Add/remove file", "Add/remove the whole current file",
          show=True, palette="Bundle: add or remove the whole current file"),
+    _app("add_with_deps", "add_with_deps", "D", "Add with deps", "Add the symbol with its dependencies (asks)",
+         palette="Bundle: add the current symbol with its dependencies…",
+         palette_help="Shows the symbols and tokens it adds, then asks"),
     _app("bundle", "toggle('show_bundle')", "b", "Bundle", "Show/hide the bundle pane", show=True,
          palette="Bundle: show or hide the bundle pane"),
     _app("copy", "copy_bundle", "c,y", "Copy", "Copy the bundle as one block", show=True,
@@ -92,6 +100,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
          palette="Bundle: remove missing items", palette_help="Drop items whose symbol vanished"),
     _app("clear_bundle", "clear_bundle", "", "Clear the bundle",
          palette="Bundle: clear", palette_help="Remove every item"),
+    _app("budget", "set_budget", "B", "Budget", "Set a token budget for the copied bundle",
+         palette="Bundle: set a token budget…", palette_help="Now {budget}; dependencies are reduced first"),
+    _app("no_budget", "clear_budget", "", "No budget",
+         palette="Bundle: remove the token budget", palette_help="Copy every item at its level"),
+    _app("secrets", "show_secrets", "S", "Secrets", "Secrets in the bundle: see them, keep one",
+         palette="Bundle: secrets found…", palette_help="Redacted when copied or saved, unless kept"),
     _app("refresh", "refresh_index", "r,ctrl+r", "Refresh index", "Re-index changed files",
          palette="Index: refresh", palette_help="Re-parse changed files"),
     _app("rebuild", "rebuild_index", "", "Rebuild the index",
@@ -112,6 +126,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
          palette="View: focus source"),
     _app("focus_bundle", "focus_pane('bundle')", "5", "Bundle pane", "Show and focus the bundle pane",
          palette="View: focus bundle"),
+    _app("related", "toggle('show_related')", "R", "Related", "Show/hide the Related pane: uses and used by",
+         palette="View: show or hide the Related pane"),
+    _app("focus_related", "focus_pane('related')", "6", "Related pane", "Show and focus the Related pane",
+         palette="View: focus Related"),
     _app("price", "set_price", "dollar_sign", "Set $/Mtok", "Set the price per million tokens",
          palette="Cost: set price per million tokens…",
          palette_help="Now {price}/Mtok; default from {price_env}"),
@@ -132,6 +150,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _pane("search", "leave", "leave", "escape", "Leave search"),
     _pane("search", "clear", "clear", "ctrl+u", "Clear search"),
     _pane("search", "toggle", "toggle_bundle", "space", "Add/remove the result"),
+    _pane("search", "add", "toggle_bundle", "tab", "Add", "Add/remove the highlighted result, keep typing"),
+    _pane("search", "fresh", "fresh_query", "slash", "New query", "New query (in path: it types a /)",
+          priority=True),
     _pane("results", "open", "select", "enter", "Open"),
     _pane("results", "down", "move(1)", "down", "Down"),
     _pane("results", "up", "move(-1)", "up", "Up"),
@@ -140,13 +161,20 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _pane("results", "first", "move(-100000)", "home", "First"),
     _pane("results", "last", "move(100000)", "end", "Last"),
     _pane("outline", "toggle", "toggle_bundle", "space", "Add/remove"),
+    _pane("related", "toggle", "toggle_bundle", "space,a", "Add/remove", "Add/remove the highlighted symbol"),
     _pane("source", "jump", "jump_to_mark", "m", "Back to symbol"),
     _pane("bundle", "remove", "remove", "delete,backspace,d,x", "Remove", show=True),
     _pane("bundle", "up", "move(-1)", "K,ctrl+up,shift+up", "Move up", show=True),
     _pane("bundle", "down", "move(1)", "J,ctrl+down,shift+down", "Move down", show=True),
     _pane("bundle", "accept", "accept", "u", "Accept changes"),
+    _pane("bundle", "remove_group", "remove_group", "X", "Remove group", "Remove with its dependencies"),
+    _pane("bundle", "level", "cycle_level", "l", "Level", "Detail level: full / signature / name", show=True),
     _pane("help", "close", "dismiss", "escape,q,question_mark,f1", "Close help", show=True),
     _pane("prompt", "cancel", "cancel", "escape", "Cancel", show=True),
+    _pane("confirm", "yes", "confirm", "enter,y", "Add them", show=True),
+    _pane("confirm", "no", "cancel", "escape,n", "Cancel", show=True),
+    _pane("secrets", "keep", "toggle_keep", "space,k", "Keep / redact", show=True),
+    _pane("secrets", "close", "dismiss", "escape,q", "Close", show=True),
 )
 
 #: Help-screen sections in order: (scope, heading).
@@ -154,6 +182,7 @@ HELP_SECTIONS: tuple[tuple[str, str], ...] = (
     ("app", "Anywhere"),
     ("search", "Search"),
     ("outline", "Outline"),
+    ("related", "Related"),
     ("trees", "Trees"),
     ("source", "Source"),
     ("bundle", "Bundle"),
@@ -169,6 +198,7 @@ HELP_NOTES: tuple[HelpNote, ...] = (
     HelpNote("trees", "enter, click", "Open the file or symbol", literal=True),
     HelpNote("trees", "arrows, space", "Move; open or close folders", literal=True),
     HelpNote("source", "click", "Pick the symbol on that line", literal=True),
+    HelpNote("related", "enter", "Open the symbol (its own uses and callers follow)", literal=True),
     HelpNote("bundle", "enter", "Open the item", literal=True),
 )
 

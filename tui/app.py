@@ -1,13 +1,15 @@
 """The symscope terminal app: browse, search, and bundle whole code symbols.
 
 State flows one way. Panes post messages up (`RepoTree.FileChosen`,
-`Outline.SymbolChosen`, `SearchPane.ResultChosen`, `BundleView.*Requested`); the
-App keeps the state (`current_path`, `current_symbol`, `bundled`, `price`, `hints`)
-and pushes it down, with `data_bind` into the `Workspace` (the panes) and the
-`Counters`, and through its watchers. Blocking work runs in thread workers:
-indexing (`tui/indexing.py`), reading a file (`tui/file_view.py`), and saving,
-resolving, copying and writing the bundle (`tui/bundle_controller.py`, run by
-`tui/bundle_runner.py`). Keys, palette and help come from `tui/actions.py`.
+`Outline.SymbolChosen`, `RelatedPane.SymbolChosen`, `SearchPane.ResultChosen`,
+`BundleView.*Requested`); the App keeps the state (`current_path`,
+`current_symbol`, `bundled`, `price`, `hints`, `pending_deps`) and pushes it down,
+with `data_bind` into the `Workspace` (the panes) and the `Counters`, and through
+its watchers. Blocking work runs in thread workers: indexing (`tui/indexing.py`),
+reading a file (`tui/file_view.py`), a symbol's uses and callers (the Related
+pane), and planning, saving, resolving, packing, copying and writing the bundle
+(`tui/bundle_controller.py`, run by `tui/bundle_runner.py`). Keys, palette and
+help come from `tui/actions.py`.
 
 Another process may re-index the repo while the app is open (`symscope index`).
 The app compares the index's generation on disk with the one it shows when it
@@ -27,16 +29,18 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
-from symscope.core.bundle import Bundle, Format, ResolvedItem
+from symscope.core.bundle import Format, ResolvedItem
 from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import Stats, Symbol
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
-from symscope.tui.actions import KeyHints
+from symscope.tui.actions import KeyHints, keys_of, spec
 from symscope.tui.base import KeyedApp
 from symscope.tui.bundle_controller import BundleController, BundleState, Edit, Note
+from symscope.tui.bundle_meta import TrackedBundle
 from symscope.tui.bundle_runner import BundleRunner
+from symscope.tui.bundle_screens import ConfirmDepsScreen, SecretsScreen
 from symscope.tui.clipboard import Clipboard, make_clipboard
 from symscope.tui.commands import SymscopeCommands
 from symscope.tui.file_view import load_file
@@ -47,11 +51,13 @@ from symscope.tui.indexing import (
     start_resource_tracker,
 )
 from symscope.tui.keys import bindings
-from symscope.tui.messages import BundleExported, BundleResolved, FileLoaded
+from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned, FileLoaded
+from symscope.tui.related_data import DepsPlan
 from symscope.tui.screens import HelpScreen, PromptScreen
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.counters import Counters, FileCost, SymbolCost
 from symscope.tui.widgets.outline import Outline
+from symscope.tui.widgets.related import RelatedPane
 from symscope.tui.widgets.repo_tree import RepoTree
 from symscope.tui.widgets.search import SearchPane
 from symscope.tui.widgets.source_view import SourceView
@@ -80,6 +86,10 @@ class SymscopeApp(KeyedApp):
     indexing: reactive[bool] = reactive(False, init=False)
     show_bundle: reactive[bool] = reactive(False, init=False)
     show_sidebar: reactive[bool] = reactive(True, init=False)
+    show_related: reactive[bool] = reactive(False, init=False)
+    """The Related pane (uses and used by) is shown."""
+    pending_deps: reactive[DepsPlan | None] = reactive(None, init=False)
+    """Add-with-dependencies waiting for a yes (the counters show its delta)."""
     price: reactive[float] = reactive(fmt.DEFAULT_PRICE_PER_MTOK, init=False)
     """Dollars per million tokens, for the money figures."""
     bundled: reactive[BundleState] = reactive(BundleState, init=False)
@@ -123,7 +133,7 @@ class SymscopeApp(KeyedApp):
         self.set_reactive(SymscopeApp.price, price)
 
     @property
-    def bundle(self) -> Bundle:
+    def bundle(self) -> TrackedBundle:
         """The `Bundle` being edited (the controller owns it)."""
         return self.bundles.bundle
 
@@ -139,9 +149,10 @@ class SymscopeApp(KeyedApp):
         yield IndexingBar(self.index, self.processes, id="progress").data_bind(running=SymscopeApp.indexing)
         yield Workspace(self.index, id="main").data_bind(
             SymscopeApp.bundled, KeyedApp.hints, SymscopeApp.show_bundle, SymscopeApp.show_sidebar,
-            symbol=SymscopeApp.current_symbol,
+            SymscopeApp.show_related, symbol=SymscopeApp.current_symbol,
         )
-        yield Counters(id="counters").data_bind(SymscopeApp.bundled, SymscopeApp.price, KeyedApp.hints)
+        yield Counters(id="counters").data_bind(SymscopeApp.bundled, SymscopeApp.price, KeyedApp.hints,
+                                                pending=SymscopeApp.pending_deps)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -231,6 +242,7 @@ class SymscopeApp(KeyedApp):
             self.workspace.show_placeholder(f"Pick a file ({h['app.focus_tree']}) or a symbol "
                                             f"({h['app.focus_outline']}),\nor search ({h['app.search']}).")
         self.query_one(SearchPane).rerun()
+        self.query_one(RelatedPane).reload()
         self._edit(Edit(changed=False))
         self.sub_title = fmt.stats_line(self.stats, self.indexing)
 
@@ -341,6 +353,18 @@ class SymscopeApp(KeyedApp):
     def _bundle_accept(self, message: BundleView.AcceptRequested) -> None:
         self._edit(self.bundles.accept(message.key))
 
+    @on(BundleView.RemoveGroupRequested)
+    def _bundle_remove_group(self, message: BundleView.RemoveGroupRequested) -> None:
+        self._edit(self.bundles.remove_group(message.key))
+
+    @on(BundleView.LevelRequested)
+    def _bundle_level(self, message: BundleView.LevelRequested) -> None:
+        self._edit(self.bundles.cycle_detail(message.key))
+
+    @on(RelatedPane.SymbolChosen)
+    def _related_symbol(self, message: RelatedPane.SymbolChosen) -> None:
+        self.current_symbol = message.symbol
+
     @on(RepoTree.FileChosen)
     def _file_chosen(self, message: RepoTree.FileChosen) -> None:
         self.current_symbol = None
@@ -357,7 +381,10 @@ class SymscopeApp(KeyedApp):
 
     @on(Outline.ToggleRequested)
     @on(SearchPane.ToggleRequested)
-    def _toggle_requested(self, message: Outline.ToggleRequested | SearchPane.ToggleRequested) -> None:
+    @on(RelatedPane.ToggleRequested)
+    def _toggle_requested(
+        self, message: Outline.ToggleRequested | SearchPane.ToggleRequested | RelatedPane.ToggleRequested
+    ) -> None:
         self.toggle_symbol(message.symbol)
 
     @on(SearchPane.Left)
@@ -374,11 +401,12 @@ class SymscopeApp(KeyedApp):
     # -- actions ------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
-        self.query_one(SearchPane).focus_input()
+        self.query_one(SearchPane).focus_input(fresh=True)
 
     def action_focus_pane(self, name: str) -> None:
-        self.show_sidebar = self.show_sidebar or name in ("tree", "outline")
+        self.show_sidebar = self.show_sidebar or name in ("tree", "outline", "related")
         self.show_bundle = self.show_bundle or name == "bundle"
+        self.show_related = self.show_related or name == "related"
         self.workspace.focus_pane(name)
 
     def action_toggle_symbol(self) -> None:
@@ -388,6 +416,48 @@ class SymscopeApp(KeyedApp):
                      f"({h['app.search']}).", "warning")
         else:
             self.toggle_symbol(self.current_symbol)
+
+    def action_add_with_deps(self) -> None:
+        if self.current_symbol is None:
+            h = self.hints
+            self.say(f"No symbol picked: choose one in the outline ({h['app.focus_outline']}) or search "
+                     f"({h['app.search']}).", "warning")
+        else:
+            self.runner.plan(self.current_symbol)
+
+    def on_deps_planned(self, message: DepsPlanned) -> None:
+        plan = message.plan
+        if plan.error is not None:
+            self.say(plan.error, "error")
+            return
+        if plan.empty:
+            self.say(f"{plan.root.qualname} and its dependencies are already in the bundle")
+            return
+        self.pending_deps = plan
+
+        def done(confirmed: bool | None) -> None:
+            self.pending_deps = None
+            if confirmed:
+                self._edit(self.bundles.add_with_deps(plan))
+
+        again = keys_of(spec("app.add_with_deps"), self.keymap)
+        self.push_screen(ConfirmDepsScreen(plan, again), done)
+
+    def action_set_budget(self) -> None:
+        def done(value: str | None) -> None:
+            if value is not None:
+                self._edit(self.bundles.set_budget(fmt.parse_budget(value) if value.strip() else None))
+
+        self.push_screen(PromptScreen.budget(self.bundle.budget), done)
+
+    def action_clear_budget(self) -> None:
+        self._edit(self.bundles.set_budget(None))
+
+    def action_show_secrets(self) -> None:
+        packing = self.bundled.packing
+        redacted = list(packing.redactions) if packing is not None else []
+        self.push_screen(SecretsScreen(redacted, list(self.bundled.kept.values()),
+                                       lambda finding, keep: self._edit(self.bundles.keep_secret(finding, keep))))
 
     def action_toggle_file(self) -> None:
         if self.current_path is None:

@@ -3,8 +3,8 @@
 `BundleController` (no Textual) edits the bundle in memory and knows how to save,
 resolve, copy and write it; this adapter runs those blocking steps with
 `App.run_worker(thread=True)` and posts the results to the App as messages
-(`BundleResolved`, `BundleExported`). Edit notes wait here until the resolution
-they triggered arrives, so their toasts can quote the bundle's new totals.
+(`BundleResolved`, `BundleExported`, `DepsPlanned`). Edit notes wait here until the
+resolution they triggered arrives, so their toasts can quote the bundle's new totals.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from textual.app import App
 from textual.worker import get_current_worker
 
 from symscope.core.bundle import Format
+from symscope.core.models import Symbol
 from symscope.tui.bundle_controller import BundleController, Edit, Note, Snapshot
 from symscope.tui.clipboard import Clipboard
-from symscope.tui.messages import BundleExported, BundleResolved
+from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned
+from symscope.tui.related_data import plan_with_deps
 
 
 def _cancelled() -> bool:
@@ -81,3 +83,15 @@ class BundleRunner:
             self.app.post_message(BundleExported(notes))
 
         self.app.run_worker(run, thread=True, group="export", exit_on_error=False, description="bundle export")
+
+    def plan(self, sym: Symbol) -> None:
+        """Work out what adding `sym` with its dependencies would add, in a worker (posts `DepsPlanned`)."""
+        keys = frozenset(self.controller.bundle.keys)
+
+        def run() -> None:
+            plan = plan_with_deps(self.controller.index, sym, keys)
+            if not _cancelled():
+                self.app.post_message(DepsPlanned(plan))
+
+        self.app.run_worker(run, thread=True, exclusive=True, group="deps-plan", exit_on_error=False,
+                            description="dependencies")

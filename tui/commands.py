@@ -45,6 +45,7 @@ def palette_commands(app: SymscopeApp) -> list[PaletteCommand]:
         "suffix": FORMAT_SUFFIX[app.bundle.format],
         "price": fmt.money(app.price),
         "price_env": fmt.PRICE_ENV,
+        "budget": f"{fmt.tokens(app.bundle.budget)} tokens" if app.bundle.budget else "no budget",
     }
     cmds: list[PaletteCommand] = []
     for action in ACTIONS:

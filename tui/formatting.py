@@ -91,6 +91,22 @@ def parse_price(text: str) -> float | None:
     return value
 
 
+def parse_budget(text: str) -> int | None:
+    """A token budget from user text (`2000`, `2,000`, `2k`), None if it is not a positive number."""
+    cleaned = text.strip().lower().replace(",", "").replace("_", "").removesuffix("tokens").removesuffix("tok")
+    cleaned = cleaned.strip()
+    scale = 1
+    if cleaned.endswith("k"):
+        cleaned, scale = cleaned[:-1], 1000
+    try:
+        value = float(cleaned) * scale
+    except ValueError:
+        return None
+    if value != value or value < 1 or value > 100_000_000 or value != int(value):
+        return None
+    return int(value)
+
+
 def price_from_env() -> tuple[float, str | None]:
     """The price from $SYMSCOPE_PRICE_PER_MTOK (or the default) and a warning if it was bad."""
     raw = os.environ.get(PRICE_ENV)

@@ -31,7 +31,7 @@ class HelpRow:
 def bindings(scope: Scope) -> list[BindingType]:
     """The `BINDINGS` of one scope (the App's, or a pane's), with ids so keymaps can remap them."""
     return [
-        Binding(a.keys, a.action, a.description, show=a.show, tooltip=a.help, id=a.id)
+        Binding(a.keys, a.action, a.description, show=a.show, tooltip=a.help, id=a.id, priority=a.priority)
         for a in in_scope(scope)
         if a.keys
     ]

@@ -13,6 +13,7 @@ from textual.message import Message
 
 from symscope.tui.bundle_controller import BundleState, Note
 from symscope.tui.file_view import FileView
+from symscope.tui.related_data import DepsPlan
 
 
 @dataclass
@@ -36,3 +37,10 @@ class BundleExported(Message):
     """A copy or save finished; the notes say how."""
 
     notes: list[Note]
+
+
+@dataclass
+class DepsPlanned(Message):
+    """What add-with-dependencies would add was worked out (to show and confirm)."""
+
+    plan: DepsPlan

@@ -138,6 +138,12 @@ class PromptScreen(ModalScreen[str | None]):
         return cls("Price", prompt, f"{current:g}", _valid_price)
 
     @classmethod
+    def budget(cls, current: int | None) -> PromptScreen:
+        prompt = ("Most tokens the copied bundle may have (2000, 2k); items are reduced to signatures or "
+                  "names, dependencies first, to fit. Empty: no budget.")
+        return cls("Token budget", prompt, str(current) if current else "", _valid_budget)
+
+    @classmethod
     def path_filter(cls) -> PromptScreen:
         return cls("Filter by path", "Only paths matching this glob or folder (lib/*, *.go, src/api); "
                    "empty clears:", "")
@@ -150,6 +156,12 @@ def _valid_path(value: str) -> str | None:
     if target.is_dir():
         return f"{target} is a folder; add a file name"
     return None
+
+
+def _valid_budget(value: str) -> str | None:
+    if not value.strip() or fmt.parse_budget(value) is not None:
+        return None
+    return "Enter a whole number of tokens like 2000 or 2k, or leave it empty"
 
 
 def _valid_price(value: str) -> str | None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tui_support import SAMPLE_REPO, RecordingApp
+from tui_support import GIN_MINI, SAMPLE_REPO, RecordingApp
 
 from symscope.core.index import Index
 
@@ -31,3 +31,19 @@ def index(repo: Path, tmp_path: Path) -> Iterator[Index]:
 @pytest.fixture
 def app(index: Index, tmp_path: Path) -> RecordingApp:
     return RecordingApp(index, save_dir=tmp_path / "out")
+
+
+@pytest.fixture
+def gin_index(tmp_path: Path) -> Iterator[Index]:
+    """A small Go router (gin's names: Context.BindJSON, Engine.ServeHTTP, RouterGroup.Use), indexed."""
+    dest = tmp_path / "gin_mini"
+    shutil.copytree(GIN_MINI, dest)
+    ix = Index.open(dest, index_dir=tmp_path / "gin-idx")
+    ix.update(processes=1)
+    yield ix
+    ix.close()
+
+
+@pytest.fixture
+def gin_app(gin_index: Index, tmp_path: Path) -> RecordingApp:
+    return RecordingApp(gin_index, save_dir=tmp_path / "out")

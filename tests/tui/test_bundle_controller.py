@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -10,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core.bundle import Bundle
+from symscope.core.bundle import Bundle, symbol_key
 from symscope.core.index import Index
+from symscope.core.tokens import count_tokens
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleController, Snapshot
+from symscope.tui.related_data import DepsPlan, plan_with_deps
 
 ENCODE = "shortener/codes.py::encode#function"
 DECODE = "shortener/codes.py::decode#function"
@@ -202,5 +205,114 @@ def test_copy_renders_the_chosen_format(index: Index, tmp_path: Path, fmt: str) 
     copied: list[str] = []
     notes = ctl.copy(ctl.snapshot(), lambda text: copied.append(text) or "fake", fmt)  # type: ignore[arg-type]
     label = "XML" if fmt == "xml" else "Markdown"
-    assert notes[0].text == f"Copied {index.symbol(DECODE).tokens:,} tokens (1 item) as {label} via fake"
+    # The toast counts the text pasted, headers and fences included (as `symscope bundle` does).
+    assert notes[0].text == f"Copied {count_tokens(copied[0]):,} tokens (1 item) as {label} via fake"
+    assert count_tokens(copied[0]) > index.symbol(DECODE).tokens
     assert copied[0].startswith("<code_context" if fmt == "xml" else "# Code context")
+
+
+MUST_BIND = "context.go::Context.MustBindWith#method"
+BIND_JSON = "context.go::Context.BindJSON#method"
+
+
+def _plan(index: Index, ctl: BundleController, symbol_id: str) -> DepsPlan:
+    return plan_with_deps(index, index.symbol(symbol_id), frozenset(ctl.bundle.keys))
+
+
+def test_add_with_deps_adds_exactly_the_plan_after_its_symbol(gin_index: Index, tmp_path: Path) -> None:
+    ctl = BundleController(gin_index, save_dir=tmp_path)
+    must = gin_index.symbol(MUST_BIND)
+    ctl.toggle_symbol(gin_index.symbol("gin.go::Engine.Run#method"))
+    ctl.toggle_symbol(must)
+    ctl.toggle_symbol(gin_index.symbol("gin.go::New#function"))
+    plan = _plan(gin_index, ctl, MUST_BIND)
+    closure = [d.symbol for d in gin_index.deps.closure(must, 1)]
+    assert not plan.add_root and [d.symbol for d in plan.deps] == closure and plan.present == 0
+    assert plan.delta == f"+{len(closure)} deps, +{sum(s.tokens for s in closure):,} tok"
+    edit = ctl.add_with_deps(plan)
+    assert edit.notes[0].text == f"Added {len(closure)} dependencies of Context.MustBindWith ({plan.delta})"
+    deps = [symbol_key(s.id) for s in closure]
+    # Right after the symbol they were added for, not at the end.
+    assert ctl.bundle.keys == ["symbol:gin.go::Engine.Run#method", symbol_key(MUST_BIND), *deps,
+                               "symbol:gin.go::New#function"]
+    assert {k: d.key for k, d in ctl.bundle.dependency_of.items()} == dict.fromkeys(deps, symbol_key(MUST_BIND))
+    # A second plan for a symbol that uses one of them: only the new ones, counted as present.
+    bind = _plan(gin_index, ctl, BIND_JSON)
+    assert bind.add_root and bind.present == 1 and symbol_key(MUST_BIND) not in [symbol_key(d.symbol.id)
+                                                                                   for d in bind.deps]
+    ctl.add_with_deps(bind)
+    assert ctl.bundle.keys[-len(bind.deps) - 1] == symbol_key(BIND_JSON)
+    assert not ctl.add_with_deps(_plan(gin_index, ctl, BIND_JSON)).changed  # nothing left to add
+    # The group goes together; the other items stay.
+    edit = ctl.remove_group(deps[1])
+    assert edit.notes[0].text == f"Removed Context.MustBindWith and {len(deps)} dependencies"
+    assert symbol_key(MUST_BIND) not in ctl.bundle.keys and not set(deps) & set(ctl.bundle.keys)
+    assert "symbol:gin.go::Engine.Run#method" in ctl.bundle.keys
+
+
+def test_dependency_lines_in_the_copy_and_within_a_budget(gin_index: Index, tmp_path: Path) -> None:
+    ctl = BundleController(gin_index, save_dir=tmp_path)
+    ctl.toggle_symbol(gin_index.symbol("gin.go::Engine.Run#method"))
+    ctl.add_with_deps(_plan(gin_index, ctl, MUST_BIND))
+    n = len(ctl.bundle)
+    copied: list[str] = []
+    ctl.copy(ctl.snapshot(), lambda text: copied.append(text) or "fake")
+    listed = ", ".join(str(i) for i in range(3, n + 1))
+    assert f"\n\nDependencies of item 2 (Context.MustBindWith): items {listed}\n\n## " in copied[-1]
+    ctl.copy(ctl.snapshot(), lambda text: copied.append(text) or "fake", "xml")
+    assert '\n<dependency name="Context.ShouldBindWith" of="Context.MustBindWith"/>\n' in copied[-1]
+    assert copied[-1].startswith('<code_context items="') and copied[-1].endswith("</code_context>\n")
+    # The lines count against the budget: every budget gives a text within it.
+    state = ctl.resolve(ctl.snapshot())
+    assert state is not None and state.packing is not None
+    full = state.packing.tokens
+    for budget in (full, full - 1, full // 2, full // 4, 60):
+        ctl.set_budget(budget)
+        copied.clear()
+        notes = ctl.copy(ctl.snapshot(), lambda text: copied.append(text) or "fake")
+        if copied:
+            assert count_tokens(copied[0]) <= budget, budget
+            assert notes[0].text.startswith(f"Copied {count_tokens(copied[0]):,} tokens")
+        else:
+            assert "Nothing copied" in notes[0].text
+    # With the MustBindWith item dropped or reduced, the header still never lies.
+    ctl.set_budget(full // 3)
+    copied.clear()
+    ctl.copy(ctl.snapshot(), lambda text: copied.append(text) or "fake")
+    assert count_tokens(copied[0]) <= full // 3
+
+
+def test_levels_budget_and_dependencies_persist_and_old_files_load(gin_index: Index, tmp_path: Path) -> None:
+    ctl = BundleController(gin_index, save_dir=tmp_path)
+    ctl.add_with_deps(_plan(gin_index, ctl, MUST_BIND))
+    ctl.cycle_detail(symbol_key(MUST_BIND))
+    ctl.set_budget(500)
+    ctl.persist(ctl.snapshot())
+    again = BundleController(gin_index)
+    assert again.load() is None
+    assert again.bundle.keys == ctl.bundle.keys and again.bundle.budget == 500
+    assert again.bundle.details == {symbol_key(MUST_BIND): "signature"}
+    assert again.bundle.dependency_of == ctl.bundle.dependency_of
+    # The core's own reader still reads it (the extra keys are ignored) ...
+    assert [i.key for i in Bundle.load(ctl.path)] == ctl.bundle.keys
+    # ... and a file without them, or with broken ones, loads without them.
+    raw = json.loads(ctl.path.read_text(encoding="utf-8"))
+    raw["details"] = {symbol_key(MUST_BIND): "everything", "symbol:nope": "name"}
+    raw["budget"] = "lots"
+    raw["dependency_of"] = {ctl.bundle.keys[1]: "not an object"}
+    ctl.path.write_text(json.dumps(raw), encoding="utf-8")
+    third = BundleController(gin_index)
+    assert third.load() is None and third.bundle.keys == ctl.bundle.keys
+    assert third.bundle.details == {} and third.bundle.budget is None and third.bundle.dependency_of == {}
+
+
+def test_level_cycle_and_budget_edits_say_what_they_did(index: Index, tmp_path: Path) -> None:
+    ctl = _controller(index, tmp_path, ENCODE)
+    key = f"symbol:{ENCODE}"
+    assert [ctl.cycle_detail(key).notes[0].text for _ in range(3)] == [
+        "encode: signature and doc only", "encode: name line only", "encode: full source"]
+    assert ctl.bundle.details == {}
+    assert not ctl.cycle_detail("symbol:nope").changed
+    assert not ctl.set_budget(0).changed
+    assert "2,000" in ctl.set_budget(2000).notes[0].text and ctl.bundle.budget == 2000
+    assert ctl.set_budget(None).notes[0].text.startswith("No token budget")

@@ -21,6 +21,7 @@ from textual.pilot import Pilot
 from tui_support import RecordingApp, search, settle
 
 from symscope.core.index import Index
+from symscope.tui.bundle_screens import ConfirmDepsScreen
 from symscope.tui.indexing import IndexingBar
 from symscope.tui.widgets import BundleView, RepoTree, SearchPane, SourceView
 
@@ -35,6 +36,7 @@ HOSTILE_FILES: dict[str, str] = {
     "zw\u200dj.py": "def zwj():\n    pass\n",
     "c1\u009b2J.py": "def c1():\n    pass\n",
     "lib/main.js": "function caf\u200d\u00e9() { return '\x1b[2J'; }\n",
+    "\x1b]0;d\x07deps[i].py": "def outer_call():\n    return inner_helper()\n\n\ndef inner_helper():\n    return 1\n",
 }
 
 
@@ -105,6 +107,19 @@ async def test_hostile_names_and_source_are_drawn_escaped(hostile_index: Index, 
         assert app.query_one(SearchPane).hits
         await _check(pilot, "search results")
         await pilot.press("escape")  # back to the source: keys are commands again
+        await pilot.press("R")  # the Related pane draws names and paths too
+        outer = next(s for s in index.all_symbols() if s.name == "outer_call")
+        app.current_symbol = outer
+        await settle(pilot)
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert "inner_helper" in screen_text(app)
+        await _check(pilot, "related pane")
+        await pilot.press("D")  # the add-with-dependencies modal lists them
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDepsScreen)
+        await _check(pilot, "add-with-dependencies modal")
+        await pilot.press("escape")
         for sym in index.all_symbols():
             app.current_symbol = sym
             await settle(pilot)
@@ -116,6 +131,10 @@ async def test_hostile_names_and_source_are_drawn_escaped(hostile_index: Index, 
         await settle(pilot)
         assert len(app.query_one(BundleView).items) == len(index.all_symbols())
         await _check(pilot, "bundle pane")
+        await pilot.press("S")  # the secrets list (empty here) names nothing raw either
+        await settle(pilot)
+        await _check(pilot, "secrets screen")
+        await pilot.press("escape")
         await pilot.press("question_mark")
         await _check(pilot, "help screen")
         await pilot.press("escape")

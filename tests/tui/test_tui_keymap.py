@@ -115,13 +115,16 @@ def test_every_action_in_the_table_has_a_handler() -> None:
 
     from symscope.tui.actions import ACTIONS
     from symscope.tui.app import SymscopeApp
+    from symscope.tui.bundle_screens import ConfirmDepsScreen, SecretsScreen
     from symscope.tui.screens import HelpScreen, PromptScreen
     from symscope.tui.widgets import BundleView, Outline, SearchPane
+    from symscope.tui.widgets.related import RelatedPane
     from symscope.tui.widgets.search import ResultsList
 
     owners: dict[str, type] = {"app": SymscopeApp, "search": SearchPane, "results": ResultsList,
-                               "outline": Outline, "source": SourceView, "bundle": BundleView,
-                               "help": HelpScreen, "prompt": PromptScreen}
+                               "outline": Outline, "related": RelatedPane, "source": SourceView,
+                               "bundle": BundleView, "help": HelpScreen, "prompt": PromptScreen,
+                               "confirm": ConfirmDepsScreen, "secrets": SecretsScreen}
     ids = [a.id for a in ACTIONS]
     assert len(ids) == len(set(ids))
     for action in ACTIONS:

@@ -22,8 +22,9 @@ def _steady_search_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """The search pane shows how long a search took; pictures must not depend on the machine."""
     show = SearchPane._show
 
-    def at_zero_ms(self: SearchPane, text: str, parsed: Any, hits: Any, error: Any, seconds: float) -> None:
-        show(self, text, parsed, hits, error, 0.0)
+    def at_zero_ms(self: SearchPane, text: str, parsed: Any, hits: Any, error: Any, seconds: float,
+                   abbreviated: int = 0) -> None:
+        show(self, text, parsed, hits, error, 0.0, abbreviated)
 
     monkeypatch.setattr(SearchPane, "_show", at_zero_ms)
 
@@ -80,3 +81,27 @@ def test_help_80x24(snap_compare: SnapCompare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_related_pane_and_savings_panel_160x44(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    """The Related pane beside the outline; a bundle added with its dependencies, under a budget."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, SymscopeApp)
+        await settle(pilot)
+        app.current_symbol = app.index.symbol("cmd/redirector/main.go::Server.ServeHTTP#method")
+        await pilot.press("R")
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("B", *"250", "enter")
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(_app(tmp_path), terminal_size=(160, 44), run_before=run_before)

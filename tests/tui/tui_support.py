@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,8 @@ from symscope.core.index import Index
 from symscope.tui.app import SymscopeApp
 
 SAMPLE_REPO = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo"
+#: A small Go router with gin's names (Context.BindJSON, Engine.ServeHTTP, RouterGroup.Use).
+GIN_MINI = Path(__file__).resolve().parent / "fixtures" / "gin_mini"
 
 
 class RecordingApp(SymscopeApp):
@@ -46,3 +49,12 @@ async def search(pilot: Pilot[Any], query: str) -> None:
     await pilot.press(*query)
     await pilot.pause(0.1)
     await settle(pilot)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll `condition` while the app runs (debounce timers and workers finish in their time)."""
+    for _ in range(int(timeout / 0.02)):
+        if condition():
+            return True
+        await pilot.pause(0.02)
+    return condition()

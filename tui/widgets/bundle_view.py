@@ -1,8 +1,13 @@
-"""`BundleView`: the context bundle as a list; reorder, remove, open items.
+"""`BundleView`: the context bundle as a list; reorder, remove, open items, set levels.
 
 The pane only displays the App's `bundled` state (bound with `data_bind`) and posts
 requests up; the App's `BundleController` owns the `Bundle`, persists it and resolves
 it again, and the new state flows back down.
+
+Each row shows the level the item is pasted at (`full`, `sig`, `name`; `↓` when a
+budget lowered it, `drop` when it left it out) and marks items added as
+dependencies (`↳`, with the item they were added for in the last column). Under the
+list, the savings panel draws the bundle against its files and the repo.
 """
 
 from __future__ import annotations
@@ -21,15 +26,31 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
 from symscope.core.bundle import ResolvedItem
+from symscope.core.packer import Detail
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleState
 from symscope.tui.keys import bindings
+from symscope.tui.widgets.savings import SavingsPanel
 
 _FLAG_TEXT = {"ok": "", "changed": "⚠ changed", "missing": "✗ missing", "stale": "⚠ stale"}
 #: Component class (theme-coloured in DEFAULT_CSS) of each flag.
 _FLAG_CLASS = {"changed": "bundle--warning", "missing": "bundle--error", "stale": "bundle--warning"}
+#: How each detail level is shown in the level column.
+LEVEL_LABEL: dict[Detail, str] = {"full": "full", "signature": "sig", "name": "name"}
+
+
+def level_text(state: BundleState, key: str) -> str:
+    """The level column of one item: what is pasted (`↓` if the budget lowered it), or `drop`."""
+    cap = state.level(key)
+    packing = state.packing
+    if packing is None or key not in packing.levels:
+        return LEVEL_LABEL[cap]
+    level = packing.levels[key]
+    if level is None:
+        return "drop"
+    return LEVEL_LABEL[level] + ("↓" if level != cap else "")
 
 
 class BundleTable(DataTable[Text]):
@@ -42,12 +63,13 @@ class BundleView(Vertical):
     Names and paths are untrusted: they are drawn only after `sanitize.for_terminal`.
     """
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"bundle--warning", "bundle--error"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"bundle--warning", "bundle--error", "bundle--dependency"}
 
     DEFAULT_CSS = """
     BundleView {
         & > .bundle--warning { color: $text-warning; text-style: bold; }
         & > .bundle--error { color: $text-error; text-style: bold; }
+        & > .bundle--dependency { color: $text-secondary; }
     }
     """
 
@@ -83,6 +105,20 @@ class BundleView(Vertical):
         view: BundleView
         key: str
 
+    @dataclass
+    class RemoveGroupRequested(Message):
+        """Remove an item with the items added as its dependencies."""
+
+        view: BundleView
+        key: str
+
+    @dataclass
+    class LevelRequested(Message):
+        """Switch an item to its next detail level."""
+
+        view: BundleView
+        key: str
+
     @property
     def items(self) -> tuple[ResolvedItem, ...]:
         return self.bundled.items
@@ -90,11 +126,13 @@ class BundleView(Vertical):
     def compose(self) -> ComposeResult:
         yield BundleTable(id="bundle-table", cursor_type="row", zebra_stripes=True)
         yield Static(self._empty_hint(), id="bundle-empty")
+        yield SavingsPanel(id="savings").data_bind(BundleView.bundled)
 
     def on_mount(self) -> None:
         table = self.table
         table.add_column("#", key="n")
         table.add_column("tokens", key="tokens")
+        table.add_column("level", key="level")
         table.add_column("kind", key="kind")
         table.add_column("item", key="item")
         table.add_column("where", key="where")
@@ -138,28 +176,35 @@ class BundleView(Vertical):
         table = self.table
         old_row = table.cursor_row
         table.clear()
+        dependency_style = self.get_component_rich_style("bundle--dependency")
         for n, r in enumerate(state.items, start=1):
             name = Text()
+            of = state.dependency_of.get(r.key)
+            if of is not None:
+                name.append("↳ ", style=dependency_style)
             if r.flagged:
                 flag_style = self.get_component_rich_style(_FLAG_CLASS.get(r.status, "bundle--warning"))
                 name.append(_FLAG_TEXT[r.status] + " ", style=flag_style)
             shown = r.name if r.item.type == "symbol" else r.path.rsplit("/", 1)[-1]
-            name.append(for_terminal(shown), style="bold")
+            name.append(for_terminal(shown), style=dependency_style if of is not None else "bold")
+            where = f"{r.path}:{r.start_line}-{r.end_line}" + (f" · dep of {of.name}" if of is not None else "")
+            level = level_text(state, r.key)
             table.add_row(
                 Text(str(n), style="dim", justify="right"),
                 Text(fmt.tokens(r.tokens), justify="right"),
+                Text(level, style="bold" if level != "full" else "dim"),
                 Text(for_terminal(fmt.kind_label(r.kind)), style="italic"),
                 name,
-                Text(for_terminal(f"{r.path}:{r.start_line}-{r.end_line}"), style="dim"),
+                Text(for_terminal(where), style="dim"),
                 key=r.key,
             )
         label = "Markdown" if state.format == "markdown" else "XML"
         self.border_title = f"Bundle · {label}"
         noun = "item" if state.count == 1 else "items"
-        flagged = state.flagged
-        self.border_subtitle = f"{state.count} {noun} · {fmt.tokens(state.savings.tokens)} tok" + (
-            f" · {flagged} flagged" if flagged else ""
-        )
+        flagged, deps = state.flagged, state.dependencies
+        self.border_subtitle = (f"{state.count} {noun} · {fmt.tokens(state.savings.tokens)} tok"
+                                + (f" · {deps} dep{'s' if deps != 1 else ''}" if deps else "")
+                                + (f" · {flagged} flagged" if flagged else ""))
         if state.items:
             keys = [r.key for r in state.items]
             row = keys.index(keep) if keep in keys else min(max(old_row, 0), len(keys) - 1)
@@ -185,6 +230,16 @@ class BundleView(Vertical):
         key = self.cursor_key
         if key is not None:
             self.post_message(self.AcceptRequested(self, key))
+
+    def action_remove_group(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.RemoveGroupRequested(self, key))
+
+    def action_cycle_level(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.LevelRequested(self, key))
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:

@@ -4,6 +4,11 @@ Every figure is the core's exact count; ratios and percentages come from
 `symscope.core.models.Savings`. Money uses a price per million tokens. The bundle,
 the price and the key names are the App's reactives, bound with `data_bind`.
 Symbol names and paths are drawn only after `sanitize.for_terminal`.
+
+The bundle line also shows, when they apply: the budget with the packed text's
+exact count and how many items it reduced or dropped, how many secrets a copy
+would redact, and, while add-with-dependencies waits for a yes, its delta
+(`+4 deps, +312 tok`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleState
+from symscope.tui.related_data import DepsPlan
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,8 @@ class Counters(Widget):
     """Dollars per million tokens."""
     hints: reactive[KeyHints] = reactive(KeyHints)
     """Key names for the hints shown while nothing is picked."""
+    pending: reactive[DepsPlan | None] = reactive(None)
+    """Add-with-dependencies waiting for confirmation: its delta is shown."""
 
     @property
     def bundle(self) -> BundleCost:
@@ -129,9 +137,40 @@ class Counters(Widget):
             Content.assemble(label, ("none yet", "$text-muted")),
         )
 
+    def _extras(self) -> tuple[Content, Content]:
+        """(long, short) segments about a pending add, the budget and secrets ("" when none apply)."""
+        long: list[Content] = []
+        short: list[Content] = []
+        plan = self.pending
+        if plan is not None:
+            text = f"{for_terminal(plan.root.qualname)} {plan.delta}?"
+            long.append(Content.styled(text, "bold $text-warning"))
+            short.append(Content.styled(f"{plan.delta}?", "bold $text-warning"))
+        packing = self.bundled.packing
+        if packing is not None and packing.budget is not None:
+            if packing.error is not None:
+                long.append(Content.styled(f"budget {fmt.tokens(packing.budget)} too small", "bold $text-error"))
+                short.append(Content.styled("budget too small", "bold $text-error"))
+            else:
+                cut = f", {packing.reduced} reduced, {packing.dropped} dropped" if packing.reduced or \
+                    packing.dropped else ""
+                long.append(Content.assemble(f"budget {fmt.tokens(packing.budget)}: packed ",
+                                             (f"{fmt.tokens(packing.tokens)} tok", "bold"), cut))
+                short.append(Content(f"packed {fmt.tokens(packing.tokens)}/{fmt.tokens(packing.budget)}"))
+        if packing is not None and packing.redacted:
+            noun = "secret" if packing.redacted == 1 else "secrets"
+            long.append(Content.styled(f"{packing.redacted} {noun} redacted", "bold $text-warning"))
+            short.append(Content.styled(f"{packing.redacted} redacted", "bold $text-warning"))
+        sep = Content(" │ ")
+        return (sep + sep.join(long) if long else Content(""), sep + sep.join(short) if short else Content(""))
+
     def _bundle_line(self, width: int) -> Content:
         label = ("Bundle ", "bold $text-accent")
         b = self.bundle
+        long, short = self._extras()
+        if b.items == 0 and self.pending is not None:
+            return _pick(width, Content.assemble(label, ("empty", "$text-muted"), long),
+                         Content.assemble(label, short))
         if b.items == 0:
             h = self.hints
             add = f"empty · {h['app.toggle_symbol']} adds the symbol"
@@ -160,12 +199,13 @@ class Counters(Widget):
                 "$text-muted")
         return _pick(
             width,
-            Content.assemble(label, count, "  ", toks, flag, " │ ", files, " │ ", repo, " │ ", money),
-            Content.assemble(label, count, "  ", toks, flag, " │ ", files, " │ ",
+            Content.assemble(label, count, "  ", toks, flag, long, " │ ", files, " │ ", repo, " │ ", money),
+            Content.assemble(label, count, "  ", toks, flag, long, " │ ", files, " │ ",
                              f"repo {fmt.tokens(s.repo_tokens)}: {fmt.pct(s.vs_repo_saved_pct)} saved",
                              " │ ", cost),
-            Content.assemble(label, count, "  ", toks, flag, " │ ", files, " │ ", repo),
-            Content.assemble(label, count, " ", toks, flag, " │ ", short_files, " │ ", short_repo,
+            Content.assemble(label, count, "  ", toks, flag, long, " │ ", files, " │ ", repo),
+            Content.assemble(label, count, " ", toks, flag, short, " │ ", short_files, " │ ", short_repo,
                              " │ ", (fmt.money(fmt.cost(s.tokens, price)), "$text-muted")),
-            Content.assemble(label, count, " ", toks, flag, " │ ", short_files),
+            Content.assemble(label, count, " ", toks, flag, short, " │ ", short_files),
+            Content.assemble(label, count, " ", toks, flag, short),
         )

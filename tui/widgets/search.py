@@ -2,6 +2,12 @@
 
 Filters live in the query itself (`core/query.py` reads them: `kind:class lang:go
 path:lib/* request body`). The palette edits the same box.
+
+Few keys to a prompt: `tab` adds the highlighted result to the bundle without
+leaving the box; `/` starts a fresh query (it selects the old one, so typing
+replaces it, except inside a `path:` filter, where it types a slash); and a
+one-word query the engine finds little for also lists the symbols it abbreviates
+(`bjson` -> `Context.BindJSON`, `tui/abbrev_search.py`).
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ from textual.worker import get_current_worker
 from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import SearchHit, Symbol
-from symscope.core.query import ParsedQuery, parse_query, set_filter
+from symscope.core.query import FILTER_KEYS, ParsedQuery, parse_query, set_filter
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui.abbrev_search import NameTable
 from symscope.tui.bundle_controller import BundleState
 from symscope.tui.keys import bindings
 
@@ -61,6 +68,13 @@ def _where(path: str, line: int, width: int) -> str:
     if cell_len(full) <= width:
         return full
     return f"{path.rsplit('/', 1)[-1]}:{line}"
+
+
+def _in_path_filter(before_cursor: str) -> bool:
+    """The word being typed is a path (`path:lib/`, `in:src`), where `/` is part of it."""
+    word = before_cursor.rsplit(None, 1)[-1] if before_cursor.strip() and not before_cursor[-1].isspace() else ""
+    key, colon, _ = word.partition(":")
+    return (bool(colon) and FILTER_KEYS.get(key.lower()) == "path") or "/" in word
 
 
 class ResultsList(ScrollView, can_focus=True):
@@ -276,14 +290,20 @@ class SearchPane(Vertical):
         hits: list[SearchHit]
         error: str | None
         seconds: float
+        abbreviated: int = 0
+        """Hits added because the query abbreviates their names."""
 
     def __init__(self, index: Index, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.index = index
+        self.names = NameTable(index)
+        """Symbol names for abbreviation matches (read once per index generation, in the worker)."""
         self.hits: list[SearchHit] = []
         self.shown_query: str = ""
         """The query text whose results are on screen."""
         self._generation = 0
+        self._add_when_shown: int | None = None
+        """`tab` came before the results of the text in the box: add the top hit of this generation."""
         self._timer: Timer | None = None
         self._last_key = 0.0
 
@@ -314,8 +334,11 @@ class SearchPane(Vertical):
         self.input.value = text
         self.input.cursor_position = len(text)
 
-    def focus_input(self) -> None:
+    def focus_input(self, fresh: bool = False) -> None:
+        """Focus the box; `fresh` selects its text, so what is typed next replaces it."""
         self.input.focus()
+        if fresh:
+            self.input.select_all()
 
     def apply_filter(self, key: str, value: str | None) -> None:
         """Set or clear one filter in the box (used by the palette) and search again."""
@@ -325,6 +348,13 @@ class SearchPane(Vertical):
     def clear_filters(self) -> None:
         for key in ("kind", "language", "path"):
             self.apply_filter(key, None)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._warm_names()  # the names for abbreviations, before the first query needs them
+
+    @work(thread=True, exclusive=True, group="names", exit_on_error=False)
+    def _warm_names(self) -> None:
+        self.names.load()
 
     def rerun(self) -> None:
         """Search the current text again (after the index changed)."""
@@ -375,26 +405,33 @@ class SearchPane(Vertical):
         started = time.perf_counter()
         hits: list[SearchHit] = []
         error: str | None = None
+        abbreviated = 0
         try:
             hits = self.index.search(parsed.words, limit=RESULT_LIMIT, kind=parsed.kind,
                                      language=parsed.language, path_glob=parsed.path)
+            if not get_current_worker().is_cancelled:
+                hits, abbreviated = self.names.extend(hits, parsed, RESULT_LIMIT)
         except SymscopeError as exc:
             error = str(exc)
         except Exception as exc:  # never let a search take the app down
             error = f"search failed: {exc}"
         if not get_current_worker().is_cancelled:
             self.post_message(self._Results(generation, text, parsed, hits, error,
-                                            time.perf_counter() - started))
+                                            time.perf_counter() - started, abbreviated))
 
     @on(_Results)
     def _got_results(self, message: SearchPane._Results) -> None:
         message.stop()
         if message.generation != self._generation:
             return  # an older query; a newer one is on its way
-        self._show(message.text, message.parsed, message.hits, message.error, message.seconds)
+        self._show(message.text, message.parsed, message.hits, message.error, message.seconds,
+                   message.abbreviated)
+        if self._add_when_shown == message.generation:
+            self._add_when_shown = None
+            self.action_toggle_bundle()
 
     def _show(self, text: str, parsed: ParsedQuery, hits: list[SearchHit], error: str | None,
-              seconds: float) -> None:
+              seconds: float, abbreviated: int = 0) -> None:
         self.hits = hits
         self.shown_query = text
         problems = [*parsed.errors, *([error] if error else [])]
@@ -409,7 +446,8 @@ class SearchPane(Vertical):
             elif hits:
                 more = "+" if len(hits) >= RESULT_LIMIT else ""
                 noun = "result" if len(hits) == 1 else "results"
-                self.border_subtitle = f"{len(hits)}{more} {noun} · {seconds * 1000:.0f} ms"
+                by_name = f" · {abbreviated} by abbreviation" if abbreviated else ""
+                self.border_subtitle = f"{len(hits)}{more} {noun}{by_name} · {seconds * 1000:.0f} ms"
             else:
                 self.border_subtitle = "no symbols match"
         results = self.results
@@ -429,7 +467,25 @@ class SearchPane(Vertical):
         self.value = ""
         self.focus_input()
 
+    def action_fresh_query(self) -> None:
+        """`/`: select the query so typing replaces it; inside a `path:` filter, type the slash."""
+        box = self.input
+        typing = self.screen.focused is box and box.selection.is_empty
+        if typing and _in_path_filter(box.value[: box.cursor_position]):
+            box.insert_text_at_cursor("/")
+            return
+        self.focus_input(fresh=True)
+
     def action_toggle_bundle(self) -> None:
+        """Add or remove the highlighted result (`tab` in the box, `space` in the list).
+
+        If the results on screen are not yet those of the text in the box, search now and
+        add the top result when it arrives (typing on drops that).
+        """
+        if self.screen.focused is self.input and (self._timer is not None or self.shown_query != self.value):
+            self._start(immediately=True)
+            self._add_when_shown = self._generation
+            return
         sym = self.highlighted_symbol
         if sym is not None:
             self.post_message(self.ToggleRequested(self, sym))

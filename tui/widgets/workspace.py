@@ -1,8 +1,9 @@
 """`Workspace`: the panes side by side, and the one place the App pushes view state into.
 
-Files and outline | search and source (or a notice) | the bundle, on demand. The
-App's reactives are bound in with `data_bind` (`bundled`, `hints`, `show_bundle`,
-`show_sidebar`, and `symbol`, its current symbol) and passed on to the panes; the
+Files, outline and (on demand) related | search and source (or a notice) | the
+bundle, on demand. The App's reactives are bound in with `data_bind` (`bundled`,
+`hints`, `show_bundle`, `show_sidebar`, `show_related`, and `symbol`, its current
+symbol) and passed on to the panes; the
 App hands over each file it has read (`show_file`). The workspace shows or hides the
 sidebar and the bundle pane, marks the current symbol once its file is on screen,
 moves the focus to a pane by name and resizes the sidebar.
@@ -24,6 +25,7 @@ from symscope.tui.bundle_controller import BundleState
 from symscope.tui.file_view import FileView
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.outline import Outline
+from symscope.tui.widgets.related import RelatedPane
 from symscope.tui.widgets.repo_tree import RepoTree
 from symscope.tui.widgets.search import SearchPane
 from symscope.tui.widgets.source_view import SourceView
@@ -40,6 +42,7 @@ class Workspace(Horizontal):
     hints: reactive[KeyHints] = reactive(KeyHints, init=False)
     show_bundle: reactive[bool] = reactive(False, init=False)
     show_sidebar: reactive[bool] = reactive(True, init=False)
+    show_related: reactive[bool] = reactive(False, init=False)
     symbol: reactive[Symbol | None] = reactive(None, init=False)
     """The App's current symbol: marked in the source and outline once its file is shown."""
 
@@ -51,6 +54,8 @@ class Workspace(Horizontal):
         with Vertical(id="sidebar"):
             yield RepoTree(id="tree").data_bind(Workspace.bundled)
             yield Outline(id="outline").data_bind(Workspace.bundled)
+            yield RelatedPane(self.index, id="related").data_bind(
+                Workspace.bundled, Workspace.symbol, active=Workspace.show_related)
         with Vertical(id="content"):
             yield SearchPane(self.index, id="search").data_bind(Workspace.bundled)
             yield SourceView(id="source")
@@ -100,6 +105,14 @@ class Workspace(Horizontal):
         elif focused is None or bundle in focused.ancestors_with_self:
             self.query_one(SourceView).focus()
 
+    def watch_show_related(self, old: bool, show: bool) -> None:
+        if old == show:
+            return
+        self.set_class(show, "-related")
+        related = self.query_one(RelatedPane)
+        if not show and self.screen.focused is related:
+            self.query_one(Outline).focus()
+
     def watch_show_sidebar(self, old: bool, show: bool) -> None:
         if old == show:
             return
@@ -109,9 +122,10 @@ class Workspace(Horizontal):
             self.query_one(SourceView).focus()
 
     def focus_pane(self, name: str) -> None:
-        """Focus `tree`, `outline`, `search`, `bundle` or (anything else) the source."""
+        """Focus `tree`, `outline`, `related`, `search`, `bundle` or (anything else) the source."""
         targets: dict[str, Widget] = {
             "tree": self.query_one(RepoTree), "outline": self.query_one(Outline),
+            "related": self.query_one(RelatedPane),
             "search": self.query_one(SearchPane).input, "bundle": self.query_one(BundleView).table,
         }
         targets.get(name, self.query_one(SourceView)).focus()
