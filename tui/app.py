@@ -36,7 +36,7 @@ from symscope.core.models import Stats, Symbol
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints, keys_of, spec
-from symscope.tui.base import KeyedApp
+from symscope.tui.app_actions import AppActions
 from symscope.tui.bundle_controller import BundleController, BundleState, Edit, Note
 from symscope.tui.bundle_meta import TrackedBundle
 from symscope.tui.bundle_runner import BundleRunner
@@ -53,7 +53,7 @@ from symscope.tui.indexing import (
 from symscope.tui.keys import bindings
 from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned, FileLoaded
 from symscope.tui.related_data import DepsPlan
-from symscope.tui.screens import HelpScreen, PromptScreen
+from symscope.tui.screens import PromptScreen
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.counters import Counters, FileCost, SymbolCost
 from symscope.tui.widgets.outline import Outline
@@ -69,7 +69,7 @@ STARTUP_UPDATE_DELAY = 0.4
 INDEX_CHECK_INTERVAL = 3.0
 
 
-class SymscopeApp(KeyedApp):
+class SymscopeApp(AppActions):
     """Files, outline, search and source on one screen; a bundle pane on demand."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -148,10 +148,10 @@ class SymscopeApp(KeyedApp):
         yield Header(icon="◆")
         yield IndexingBar(self.index, self.processes, id="progress").data_bind(running=SymscopeApp.indexing)
         yield Workspace(self.index, id="main").data_bind(
-            SymscopeApp.bundled, KeyedApp.hints, SymscopeApp.show_bundle, SymscopeApp.show_sidebar,
+            SymscopeApp.bundled, SymscopeApp.hints, SymscopeApp.show_bundle, SymscopeApp.show_sidebar,
             SymscopeApp.show_related, symbol=SymscopeApp.current_symbol,
         )
-        yield Counters(id="counters").data_bind(SymscopeApp.bundled, SymscopeApp.price, KeyedApp.hints,
+        yield Counters(id="counters").data_bind(SymscopeApp.bundled, SymscopeApp.price, SymscopeApp.hints,
                                                 pending=SymscopeApp.pending_deps)
         yield Footer()
 
@@ -443,16 +443,6 @@ class SymscopeApp(KeyedApp):
         again = keys_of(spec("app.add_with_deps"), self.keymap)
         self.push_screen(ConfirmDepsScreen(plan, again), done)
 
-    def action_set_budget(self) -> None:
-        def done(value: str | None) -> None:
-            if value is not None:
-                self._edit(self.bundles.set_budget(fmt.parse_budget(value) if value.strip() else None))
-
-        self.push_screen(PromptScreen.budget(self.bundle.budget), done)
-
-    def action_clear_budget(self) -> None:
-        self._edit(self.bundles.set_budget(None))
-
     def action_show_secrets(self) -> None:
         packing = self.bundled.packing
         redacted = list(packing.redactions) if packing is not None else []
@@ -469,30 +459,8 @@ class SymscopeApp(KeyedApp):
         self.show_sidebar = True
         self.workspace.resize_sidebar(delta)
 
-    def action_copy_bundle(self, format_name: str = "") -> None:
-        self.copy_bundle("xml" if format_name == "xml" else "markdown" if format_name else None)
-
-    def action_toggle_format(self) -> None:
-        self._edit(self.bundles.toggle_format())
-
-    def action_clear_bundle(self) -> None:
-        self._edit(self.bundles.clear())
-
     action_accept_changes = accept_changes
     action_remove_missing = remove_missing
-
-    def action_save_bundle(self) -> None:
-        def done(value: str | None) -> None:
-            if value:
-                self.runner.save(Path(value).expanduser())
-
-        self.push_screen(PromptScreen.save_path(self.bundles.default_save_path()), done)
-
-    def action_refresh_index(self) -> None:
-        self.start_index(manual=True)
-
-    def action_rebuild_index(self) -> None:
-        self.start_index(manual=True, rebuild=True)
 
     def action_set_price(self) -> None:
         def done(value: str | None) -> None:
@@ -503,22 +471,6 @@ class SymscopeApp(KeyedApp):
 
         self.push_screen(PromptScreen.price(self.price), done)
 
-    def action_search_filter(self, key: str, value: str = "") -> None:
-        self.query_one(SearchPane).apply_filter(key, value or None)
-
-    def action_prompt_path_filter(self) -> None:
-        def done(value: str | None) -> None:
-            if value is not None:
-                self.action_search_filter("path", value.strip())
-
-        self.push_screen(PromptScreen.path_filter(), done)
-
-    def action_clear_filters(self) -> None:
-        self.query_one(SearchPane).clear_filters()
-
-    def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.help_rows()))
 
 
 def run_app(index: Index) -> int:
