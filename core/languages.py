@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 
 #: Bump when core/parse.py changes what it extracts for the same source.
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,15 @@ class LanguageSpec:
     merge_clauses: bool = False
     """Adjacent definitions with the same qualname and kind (only comments and `attached` nodes between
     them) are one symbol spanning every clause: Elixir `def` heads, Haskell equations."""
+    clause_terminators: frozenset[str] = frozenset()
+    """With `merge_clauses`: a clause whose last token is one of these ends its definition (Erlang's
+    `.`), so the next clause of the same name starts another one (`f/1` then `f/2`)."""
+    verbatim_names: bool = False
+    """Names are taken as written, not split on `.`, `::` or `->` into a prefix (Clojure
+    `str->bytes`, R `filter.data.frame`, Nim's `.=`); only quoting around them is removed."""
+    comments: frozenset[str] = frozenset()
+    """Node types that are comments although their type does not say `comment` (Haskell's
+    `haddock`): they attach to the definition below as its doc."""
     file_symbol: str | None = None
     """Kind of a symbol that is the whole file, named after it (a Vue/Svelte component: `Button`
     for `Button.vue`); the file's top-level symbols are its children but keep plain qualnames."""
@@ -69,6 +78,9 @@ def all_languages() -> dict[str, LanguageSpec]:
             attached=frozenset(entry.get("attached", ())),
             merge_clauses=bool(entry.get("merge_clauses", False)),
             file_symbol=entry.get("file_symbol"),
+            comments=frozenset(entry.get("comments", ())),
+            clause_terminators=frozenset(entry.get("clause_terminators", ())),
+            verbatim_names=bool(entry.get("verbatim_names", False)),
         )
         for name, entry in raw.items()
     }

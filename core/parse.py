@@ -2,11 +2,22 @@
 
 Query conventions (see `queries/*.scm`):
 
-* `@definition.<kind>` marks a symbol's node; `@name` its name.
+* `@definition.<kind>` marks a symbol's node; `@name` its name. Names are
+  normalized: `*Engine` -> `Engine`, `Foo<T>` -> `Foo`, `a::b` -> `a.b` (a
+  dotted name is a prefix plus a name), quoting is removed (`"storage"."buckets"`
+  -> `storage.buckets`, backticks, Zig's `@"name"`). `@name.verbatim` instead of
+  `@name` takes that one name as written (R's `.onLoad`, `` `[.tbl` ``).
 * `@scope.<kind>` marks a naming container that is not itself a symbol
   (a Rust `impl`, an object literal bound to a variable, a namespace).
 * `@receiver` prefixes the qualified name (Go receivers, JS `app.use = function`).
 * `@doc` marks a docstring node inside the definition (Python).
+* `@body` marks a definition's body when the grammar keeps it beside the
+  definition instead of inside it (Dart's `method_signature` then
+  `function_body`): the symbol ends where the body ends, and its signature stops
+  where the body starts.
+* `@comment` marks a node that is a comment although the grammar reads it as
+  something else (F#'s bare `///` line, read as an infix operator): it attaches
+  to the definition below like any comment.
 * `@import` marks the module named by an import statement. Where a grammar
   leaves a dotted path flat (Scala), `@import.part` marks each part and
   `@import.group` the statement: the parts are joined with dots.
@@ -31,6 +42,27 @@ nest themselves up to `MAX_NESTING` levels.
 When two patterns capture the same name node, the wider definition wins, then the
 later pattern (put specific patterns after general ones).
 
+A symbol starts at the comments and `attached` nodes directly above it (no blank
+line between, except below a `/** */` block). For the first definition in a
+container that starts where the definition does (a GraphQL `document`, an HCL
+`body`, a Nix `binding_set`), the comments above the container count. Comments
+a grammar nests at the end of the node before (Haskell's imports, an F# `let`)
+count too, and that node's symbols then end where its code ends; zero-width
+tokens (F#'s invisible `;`) are skipped. A symbol also ends before the comments
+nested at its end that sit on their own lines at or left of its own column
+(they come after it); a comment indented into its body stays its own.
+
+The signature runs from the line of the name to the body: a `body` field, a
+`*_body` child, or a `{` of the definition itself, searched a few levels down but
+not into other definitions (a file-wide module does not end its signature at its
+first function's body); without one, to the end of the name's line. A trailing
+` do` (Elixir) is dropped.
+
+Doc comments lose their markers: `///`, `/** */`, `#`, roxygen `#'`, Lua `---`
+and `--[[ ]]`, Haddock `-- |` and `-- ^`, Fortran `!>`, `!!`, `!<`, Erlang `%%`
+(and `@doc`, as Doxygen's `@brief`), Lisp `;;`, ML `(** *)`, Elm `{-| -}`,
+PowerShell `<# .SYNOPSIS #>`; the first paragraph is the docstring.
+
 Nesting comes from byte ranges, not from the query: a function inside a class
 becomes a method named `Class.method`; anything inside a function body is local
 and is not indexed.
@@ -45,6 +77,14 @@ Options in `languages.json` (besides `wrappers` and `attached`):
   signature and docstring come from the first clause; it has one ID. A Haskell
   type signature captured with the same name merges with its equations.
   Definitions of the same name that are not adjacent stay separate (`~2`).
+* `"clause_terminators": ["."]` -- with `merge_clauses`, a clause whose last
+  token is one of these ends its definition: Erlang's `f(X) -> ... .` and the
+  `f(X, Y)` after it are two functions (`;` between clauses continues one).
+* `"verbatim_names": true` -- every name is taken as written, not split on
+  `.`, `::` or `->` (Clojure `str->bytes`, `*earmuffs*` and `ring.core.protocols`,
+  Nim operators); only quoting is removed. `@name.verbatim` does it for one name.
+* `"comments": ["<node type>"]` -- node types that are comments although their
+  type does not say `comment` (Haskell's `haddock`).
 * `"file_symbol": "<kind>"` -- the file itself is a symbol of that kind, named
   after the file without its extension (`Button.vue` -> `Button`), spanning the
   whole file. Its top-level symbols are its children (outline nesting) but keep
@@ -57,6 +97,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from tree_sitter import Node, Parser, Query, QueryCursor, Range
 from tree_sitter_language_pack import get_language, get_parser
@@ -96,6 +137,10 @@ class Extraction:
 class _Candidate:
     node: Node
     anchor: Node
+    end: Node
+    """The node the symbol ends with: its anchor, or a sibling `@body` (Dart)."""
+    body: Node | None
+    """Its `@body` capture, if any."""
     kind: str
     name: str
     prefix: str
@@ -159,10 +204,30 @@ def _text(source: bytes, node: Node) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
+def _unquote(text: str) -> str:
+    """A name without the quoting around it: `` `%||%` `` -> `%||%`, `"users"` -> `users`."""
+    found = _QUOTED.fullmatch(text)
+    return next(g for g in found.groups() if g is not None) if found else text
+
+
+_QUOTED = re.compile(r'``(.+?)``|`([^`]+)`|@?"([^"]+)"')
+"""Quoted identifiers: F# ``` ``a b`` ```, SQL/R/Haskell backticks, SQL `"name"`, Zig `@"name"`."""
+_PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
+
+
 def _normalize_prefix(text: str) -> str:
-    """`*Engine` -> `Engine`, `Router.prototype` -> `Router`, `Foo<T>` -> `Foo`, `a::b` -> `a.b`."""
+    """`*Engine` -> `Engine`, `Router.prototype` -> `Router`, `Foo<T>` -> `Foo`, `a::b` -> `a.b`,
+    `"storage"."buckets"` -> `storage.buckets` (quoted parts are taken as written)."""
     if text.isidentifier():
         return text  # the common case: a plain name
+    quoted: list[str] = []
+    if '"' in text or "`" in text:
+
+        def hide(found: re.Match[str]) -> str:
+            quoted.append(next(g for g in found.groups() if g is not None))
+            return f"\ue000{len(quoted) - 1}\ue001"
+
+        text = _QUOTED.sub(hide, text)
     text = text.strip().lstrip("*&(").rstrip(")")
     while True:  # drop balanced generic arguments: `ns::Foo<T>::bar` -> `ns::Foo::bar`
         stripped = _GENERIC_ARGS.sub("", text)
@@ -172,7 +237,10 @@ def _normalize_prefix(text: str) -> str:
     text = re.split(r"[\[<(]", text, maxsplit=1)[0]
     text = text.replace("::", ".").replace("\\", ".").replace("->", ".")
     parts = [p for p in (s.strip() for s in text.split(".")) if p and p != "prototype"]
-    return ".".join(parts)
+    joined = ".".join(parts)
+    if quoted:
+        joined = _PLACEHOLDER.sub(lambda found: quoted[int(found.group(1))], joined)
+    return joined
 
 
 def _anchor(node: Node, wrappers: frozenset[str]) -> Node:
@@ -182,20 +250,124 @@ def _anchor(node: Node, wrappers: frozenset[str]) -> Node:
     return node
 
 
-def _leading(anchor: Node, attached: frozenset[str]) -> tuple[int, int, list[Node]]:
-    """Start byte/row including directly attached comments and decorators, plus the comments."""
-    start_byte, start_row = anchor.start_byte, anchor.start_point.row
-    comments: list[Node] = []
-    prev = anchor.prev_sibling
-    while prev is not None:
-        is_comment = "comment" in prev.type
-        if not (is_comment or prev.type in attached):
+class _Lead(NamedTuple):
+    """What sits directly above a definition and belongs to it."""
+
+    start_byte: int
+    start_row: int
+    comments: list[Node]
+    cut: tuple[int, int, int] | None
+    """When the first attached comment lies inside an earlier node (the grammar put the
+    comments between two declarations at the end of the first one): that node's start byte
+    and where its content ends (byte, row); definitions ending there are trimmed."""
+
+
+def _prev(node: Node) -> Node | None:
+    """The previous sibling, skipping zero-width tokens (F# inserts invisible `;` between declarations)."""
+    prev = node.prev_sibling
+    while prev is not None and prev.start_byte == prev.end_byte:
+        prev = prev.prev_sibling
+    return prev
+
+
+def _last_child(node: Node) -> Node | None:
+    count = node.child_count
+    child = node.child(count - 1) if count else None
+    while child is not None and child.start_byte == child.end_byte:
+        child = child.prev_sibling
+    return child
+
+
+def _is_comment(node: Node, comments: frozenset[str], misread: set[tuple[int, int]]) -> bool:
+    return (
+        "comment" in node.type
+        or node.type in comments
+        or (bool(misread) and (node.start_byte, node.end_byte) in misread)
+    )
+
+
+def _trailing_comment(
+    source: bytes, node: Node, comments: frozenset[str], misread: set[tuple[int, int]]
+) -> Node | None:
+    """The comment on its own line that ends `node`, however deep (an F# `let` can hold the
+    comments below it), if one does."""
+    end = node.end_byte
+    if end > node.start_byte and source[end - 1 : end] == b"\n":
+        end -= 1
+    line_start = source.rfind(b"\n", node.start_byte, end) + 1
+    if line_start == 0:
+        return None  # one line: a comment at its end trails code
+    first = _LINE_START.match(source, line_start, end)
+    if first is None or first.group(1).isalnum() or first.group(1) in _NOT_COMMENT_START:
+        return None  # the common case, cheaply: the last line is code, not a comment
+    child = _last_child(node)
+    while child is not None and child.is_named:  # a closing `}` or `end` ends it: no comment does
+        if _is_comment(child, comments, misread):
+            return child
+        child = _last_child(child)
+    return None
+
+
+_LINE_START = re.compile(rb"[ \t]*(\S)")
+_NOT_COMMENT_START = b"_\"')]}"
+"""Characters no comment starts with (nor does any letter or digit)."""
+
+
+def _content_end(source: bytes, cand: _Candidate, misread: set[tuple[int, int]]) -> tuple[int, int]:
+    """End byte and row of a definition, without the comments a grammar nested at its end that
+    sit on their own lines at or left of the definition's column: they come after it (an F#
+    `let` holds the section comment below it), while a comment indented into a body is its own."""
+    end = cand.end
+    spec = cand.spec
+    node = _trailing_comment(source, end, spec.comments, misread)
+    column = cand.anchor.start_point.column if node is not None else 0
+    first = None
+    while node is not None and _is_comment(node, spec.comments, misread):
+        before = _prev(node)
+        if node.start_point.column > column or (before is not None and before.end_point.row == node.start_point.row):
             break
+        first, node = node, before
+    content = _prev(first) if first is not None else None
+    if content is None:
+        return end.end_byte, end.end_point.row - (1 if end.end_point.column == 0 and end.end_point.row else 0)
+    return content.end_byte, content.end_point.row - (1 if content.end_point.column == 0 else 0)
+
+
+def _leading(source: bytes, anchor: Node, spec: LanguageSpec, misread: set[tuple[int, int]]) -> _Lead:
+    """Start byte/row including directly attached comments and decorators, plus the comments.
+
+    A first definition in its container looks above the container when that starts at the same
+    byte (a GraphQL `document`, an HCL `body`, a Nix `binding_set`), below the root; comments
+    the grammar nested at the end of the previous node (Haskell imports, F# declarations)
+    count as directly above.
+    """
+    attached, comment_types = spec.attached, spec.comments
+    start_byte, start_row = anchor.start_byte, anchor.start_point.row
+    node = anchor
+    prev = _prev(node)
+    while prev is None:
+        parent = node.parent
+        if parent is None or parent.parent is None or parent.start_byte != node.start_byte:
+            break
+        node = parent
+        prev = _prev(node)
+    comments: list[Node] = []
+    host: Node | None = None  # the earlier node holding the comments, if they are nested
+    nested: Node | None = None  # the first attached comment inside `host`
+    while prev is not None:
         prev_end_row = prev.end_point.row - (1 if prev.end_point.column == 0 else 0)
         gap = start_row - prev_end_row - 1
-        if gap > 1 or (gap == 1 and not (is_comment and _is_doc_block(prev) and not comments)):
+        if gap > 1:
+            break  # blank lines separate it
+        is_comment = _is_comment(prev, comment_types, misread)
+        if not (is_comment or prev.type in attached):
+            inner = None if host is not None else _trailing_comment(source, prev, comment_types, misread)
+            if inner is None:
+                break
+            host, prev, is_comment = prev, inner, True  # `inner` ends on `prev`'s last line
+        if gap == 1 and not (is_comment and _is_doc_block(prev) and not comments):
             break  # a blank line separates it, except below a `/** ... */` doc block
-        before = prev.prev_sibling
+        before = _prev(prev)
         if (
             is_comment
             and before is not None
@@ -206,8 +378,17 @@ def _leading(anchor: Node, attached: frozenset[str]) -> tuple[int, int, list[Nod
         start_byte, start_row = prev.start_byte, prev.start_point.row
         if is_comment:
             comments.insert(0, prev)
+        if host is not None:
+            nested = prev
         prev = before
-    return start_byte, start_row, comments
+    cut = None
+    if host is not None and nested is not None:
+        content = _prev(nested)
+        if content is not None:
+            cut = (host.start_byte, content.end_byte, _end_row(content, content.start_point.row))
+        else:
+            cut = (host.start_byte, host.start_byte, host.start_point.row)
+    return _Lead(start_byte, start_row, comments, cut)
 
 
 def _is_doc_block(node: Node) -> bool:
@@ -215,19 +396,47 @@ def _is_doc_block(node: Node) -> bool:
     return text.startswith(b"/**") and not text.startswith(b"/***")
 
 
+_MARKER = re.compile(r"^(/\*\*?|\*/|\*|///?!?|//|#+|--|=begin|=end)\s?")
+_COMMENT_MARKER = re.compile(
+    r"^(/\*\*?|\*/|\*|///?!?|//|#+'?|--\[=*\[|--+(\s*[|^](?=\s|$))?|=begin|=end|!+[<>]?|%+|;+|\(\*+|\{-\|?|<#)\s?"
+)
+"""Comment markers: C-family, `#` and roxygen `#'`, Lua `---` and `--[[`, Haddock `-- |` / `-- ^`,
+Fortran `!`, `!>`, `!<`, Erlang `%%`, Lisp `;;`, ML `(**`, Elm/Haskell `{-|`, PowerShell `<#`."""
+_COMMENT_ENDS = {"(*": re.compile(r"\s*\*\)$"), "{-": re.compile(r"\s*-\}$"), "<#": re.compile(r"\s*#>$")}
+"""Block comments that do not end in `*/`, by how they open."""
+_C_COMMENT_END = re.compile(r"\s*\*/$")
+_LUA_BLOCK_END = re.compile(r"\s*\]=*\]$")
+_DOC_TAG = re.compile(r"^@(doc|brief)\b\s*")
+"""Tags that introduce the summary itself (Erlang `%% @doc`, Doxygen `@brief`)."""
+_HELP_KEYWORD = re.compile(r"^\.[A-Z]+\b")
+"""PowerShell comment-based help: `.SYNOPSIS` opens the summary, `.DESCRIPTION` ends it."""
+
+
 def _clean_doc(raw: str) -> str:
     """First paragraph of a docstring or doc comment, markers stripped, on one line."""
     text = raw.strip()
+    is_string = False
     for quote in ('"""', "'''", '"', "'"):
         stripped = text.lstrip("rRbBuUfF")
         if stripped.startswith(quote) and stripped.endswith(quote) and len(stripped) >= 2 * len(quote):
             text = stripped[len(quote) : -len(quote)]
+            is_string = True
             break
+    comment_end = _LUA_BLOCK_END if text.startswith("--[") else _COMMENT_ENDS.get(text[:2], _C_COMMENT_END)
     lines: list[str] = []
     for line in text.splitlines():
         line = line.strip()
-        line = re.sub(r"^(/\*\*?|\*/|\*|///?!?|//|#+|--|=begin|=end)\s?", "", line)
-        line = re.sub(r"\s*\*/$", "", line).strip()
+        if is_string:
+            line = _MARKER.sub("", line)
+            line = re.sub(r"\s*\*/$", "", line).strip()
+        else:
+            line = _COMMENT_MARKER.sub("", line)
+            line = comment_end.sub("", line).strip()
+            line = _DOC_TAG.sub("", line)
+            if _HELP_KEYWORD.match(line):
+                if lines:
+                    break
+                continue
         if _LINT_DIRECTIVE.match(line):
             continue  # `eslint-disable-next-line`, `noqa`, `@ts-expect-error` are not docs
         if (line.startswith("@") or _XML_DOC_END.match(line)) and lines:
@@ -242,19 +451,34 @@ def _clean_doc(raw: str) -> str:
     return doc if len(doc) <= MAX_DOCSTRING else doc[: MAX_DOCSTRING - 1] + "…"
 
 
-def _body(node: Node) -> Node | None:
-    """The body of a definition, searched a few levels down (assignments wrap functions)."""
+def _body(node: Node, definitions: set[tuple[int, int]]) -> Node | None:
+    """The body of a definition, searched a few levels down (assignments wrap functions).
+
+    Other definitions are not searched (a whole-file module's first function is not its
+    body); without a `body` field or a `*_body` child, a `{` token of the definition itself
+    opens the body (a PowerShell function or class, whose members come straight after it).
+    """
+    own = (node.start_byte, node.end_byte)  # a child spanning it all is the same definition
     frontier = [node]
-    for _ in range(4):
+    for depth in range(4):
         nxt: list[Node] = []
         for n in frontier:
             body = n.child_by_field_name("body")
             if body is not None:
                 return body
-            for child in n.named_children:
+            brace = None
+            for child in n.children:
+                if not child.is_named:
+                    if depth == 0 and brace is None and child.type == "{":
+                        brace = child
+                    continue
                 if child.type.endswith("_body"):  # grammars without a `body` field (Kotlin)
                     return child
-            nxt.extend(n.named_children)
+                span = (child.start_byte, child.end_byte)
+                if span == own or span not in definitions:
+                    nxt.append(child)
+            if brace is not None:
+                return brace
         frontier = nxt
     return None
 
@@ -269,6 +493,10 @@ def _leading_string(body: Node | None) -> Node | None:
     return first if first is not None and first.type == "string" else None
 
 
+_SIGNATURE_TAIL = re.compile(r"\s+do$")
+"""Elixir's `def f(x) do`: the `do` opens the body."""
+
+
 def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) -> str:
     line_start = source.rfind(b"\n", 0, name_node.start_byte) + 1
     start = max(node.start_byte, line_start)
@@ -278,16 +506,19 @@ def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) ->
         end = source.find(b"\n", name_node.end_byte)
         end = node.end_byte if end == -1 else min(end, node.end_byte)
     sig = _WS.sub(" ", source[start:end].decode("utf-8", "replace")).strip()
-    sig = sig.rstrip("{:=;").rstrip()
+    sig = _SIGNATURE_TAIL.sub("", sig).rstrip("{:=;").rstrip()
     if len(sig) > MAX_SIGNATURE:
         sig = sig[: MAX_SIGNATURE - 1].rstrip() + "…"
     return sig
 
 
 def _candidates(
-    source: bytes, spec: LanguageSpec, root: Node, depth: int = 0
+    source: bytes, spec: LanguageSpec, root: Node, comments: set[tuple[int, int]], depth: int = 0
 ) -> tuple[list[_Candidate], list[Import], bool]:
-    """Candidates and imports under `root`, including nested parses; and whether an embed has errors."""
+    """Candidates and imports under `root`, including nested parses; and whether an embed has errors.
+
+    The spans of `@comment` captures are added to `comments`.
+    """
     by_name: dict[tuple[int, int], _Candidate] = {}
     imports: list[Import] = []
     dotted: dict[tuple[int, int], list[Node]] = {}  # import statement -> its path parts
@@ -303,16 +534,22 @@ def _candidates(
             dotted.setdefault((group.start_byte, group.end_byte), []).extend(caps.get("import.part", []))
         if look_nested:
             _collect_nested(source, spec, pattern, caps, nested)
+        for node in caps.get("comment", ()):
+            comments.add((node.start_byte, node.end_byte))
         for node in caps.get("local", ()):
             locals_.append(_local_scope(node, pattern, spec))
         def_key = _definition_capture(caps)
-        names = caps.get("name")
+        verbatim = caps.get("name.verbatim")
+        names = verbatim or caps.get("name")
         if def_key is None or not names:
             continue
         node, name_node = caps[def_key][0], names[0]
         raw_name = _text(source, name_node).strip()
-        full = _normalize_prefix(raw_name) or raw_name
-        prefix, _, name = full.rpartition(".")
+        if spec.verbatim_names or verbatim:
+            prefix, name = "", _unquote(raw_name)
+        else:
+            full = _normalize_prefix(raw_name) or raw_name
+            prefix, _, name = full.rpartition(".")
         if not name:
             continue
         receivers = caps.get("receiver")
@@ -320,9 +557,14 @@ def _candidates(
             recv = _normalize_prefix(_text(source, receivers[0]))
             prefix = f"{recv}.{prefix}" if prefix and recv else (recv or prefix)
         docs = caps.get("doc")
+        anchor = _anchor(node, spec.wrappers)
+        bodies = caps.get("body")
+        body = bodies[0] if bodies else None
         cand = _Candidate(
             node=node,
-            anchor=_anchor(node, spec.wrappers),
+            anchor=anchor,
+            end=body if body is not None and body.end_byte > anchor.end_byte else anchor,
+            body=body,
             kind=def_key.split(".", 1)[1],
             name=name,
             prefix=prefix,
@@ -355,7 +597,7 @@ def _candidates(
             embed_errors = embed_errors or inner_root.has_error
         elif inner_root.has_error:
             continue  # a macro whose tokens are not items (`lazy_static!`, `bitflags!`): nothing to trust
-        more, more_imports, more_errors = _candidates(source, inner_spec, inner_root, depth + 1)
+        more, more_imports, more_errors = _candidates(source, inner_spec, inner_root, comments, depth + 1)
         cands.extend(more)
         imports.extend(more_imports)
         embed_errors = embed_errors or more_errors
@@ -411,6 +653,8 @@ def _local_scope(node: Node, pattern: int, spec: LanguageSpec) -> _Candidate:
     return _Candidate(
         node=node,
         anchor=node,
+        end=node,
+        body=None,
         kind=_LOCAL,
         name="",
         prefix="",
@@ -433,8 +677,8 @@ _DEFINITION_PREFIXES = ("definition.", "scope.")
 
 
 def _wider(new: _Candidate, old: _Candidate) -> bool:
-    new_span = new.anchor.end_byte - new.anchor.start_byte
-    old_span = old.anchor.end_byte - old.anchor.start_byte
+    new_span = new.end.end_byte - new.anchor.start_byte
+    old_span = old.end.end_byte - old.anchor.start_byte
     if new_span != old_span:
         return new_span > old_span
     return new.pattern > old.pattern  # later patterns are the more specific ones
@@ -467,6 +711,19 @@ def _end_row(anchor: Node, start_row: int) -> int:
     return row - 1 if anchor.end_point.column == 0 and row > start_row else row
 
 
+def _terminated(node: Node, terminators: frozenset[str]) -> bool:
+    """Whether `node`'s last token is one of `terminators` (an Erlang clause ending in `.`)."""
+    if not terminators:
+        return False
+    last = node
+    while last.child_count:
+        child = _last_child(last)
+        if child is None:
+            break
+        last = child
+    return last.type in terminators
+
+
 def _only_trivia_between(first: Node, second: Node, attached: frozenset[str]) -> bool:
     """Whether `second` follows `first` as a sibling with only comments, attributes or punctuation between."""
     if first.parent is None or first.parent != second.parent:
@@ -477,6 +734,18 @@ def _only_trivia_between(first: Node, second: Node, attached: frozenset[str]) ->
             return False
         node = node.next_sibling
     return node is not None
+
+
+def _trim(pending: list[_Pending], host_start: int, end_byte: int, end_row: int) -> None:
+    """End the definitions in the node starting at `host_start` where its content ends: the
+    comments after it belong to the next definition."""
+    for entry in reversed(pending):
+        if entry.last is None:
+            continue  # the file symbol
+        if entry.last.anchor.start_byte < host_start:
+            break
+        if entry.end_byte > end_byte:
+            entry.end_byte, entry.end_row = end_byte, max(end_row, entry.start_row)
 
 
 def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
@@ -491,8 +760,10 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         Symbols in source order with parents before children, and the imports.
     """
     tree = _parser(spec.grammar).parse(source)
-    cands, imports, embed_errors = _candidates(source, spec, tree.root_node)
-    cands.sort(key=lambda c: (c.anchor.start_byte, -c.anchor.end_byte, c.is_scope is False))
+    misread_comments: set[tuple[int, int]] = set()
+    cands, imports, embed_errors = _candidates(source, spec, tree.root_node, misread_comments)
+    cands.sort(key=lambda c: (c.anchor.start_byte, -c.end.end_byte, c.is_scope is False))
+    definitions = {(c.node.start_byte, c.node.end_byte) for c in cands}
 
     stack: list[tuple[_Candidate, str, str | None]] = []  # candidate, qualname, symbol id
     used_ids: dict[str, int] = {}
@@ -508,7 +779,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     for cand in cands:
         while stack and not (
             stack[-1][0].anchor.start_byte <= cand.anchor.start_byte
-            and cand.anchor.end_byte <= stack[-1][0].anchor.end_byte
+            and cand.end.end_byte <= stack[-1][0].end.end_byte
         ):
             stack.pop()
         if any(not c.is_scope and c.kind in _LOCAL_SCOPE_KINDS for c, _, _ in stack):
@@ -546,12 +817,13 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
             and prev.last is not None
             and prev.qualname == qualname
             and prev.kind == kind
-            and _only_trivia_between(prev.last.anchor, cand.anchor, cand.spec.attached)
+            and _only_trivia_between(prev.last.end, cand.anchor, cand.spec.attached)
+            and not _terminated(prev.last.end, cand.spec.clause_terminators)
         ):
             # Another clause of the same definition (Elixir `def` heads, Haskell equations): grow it.
             prev.last = cand
-            prev.end_byte = cand.anchor.end_byte
-            prev.end_row = _end_row(cand.anchor, prev.start_row)
+            end_byte, end_row = _content_end(source, cand, misread_comments)
+            prev.end_byte, prev.end_row = end_byte, max(end_row, prev.start_row)
             stack.append((cand, qualname, prev.id))
             continue
         base_id = f"{path}::{qualname}#{kind}"
@@ -559,8 +831,11 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
         used_ids[base_id] = n
         sym_id = base_id if n == 1 else f"{base_id}~{n}"
         ids_by_qualname.setdefault(qualname, sym_id)
-        start_byte, start_row, comments = _leading(cand.anchor, cand.spec.attached)
-        body = _body(cand.node)
+        lead = _leading(source, cand.anchor, cand.spec, misread_comments)
+        start_byte, start_row, comments = lead.start_byte, lead.start_row, lead.comments
+        if lead.cut is not None:
+            _trim(pending, *lead.cut)
+        body = cand.body if cand.body is not None else _body(cand.node, definitions)
         doc_node = cand.doc if cand.doc is not None else _leading_string(body)
         if doc_node is not None:
             doc = _clean_doc(_text(source, doc_node))
@@ -568,6 +843,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
             doc = _clean_doc("\n".join(_text(source, c).rstrip("\r\n") for c in comments))
         else:
             doc = ""
+        end_byte, end_row = _content_end(source, cand, misread_comments)
         entry = _Pending(
             id=sym_id,
             name=cand.name,
@@ -575,9 +851,9 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
             kind=kind,
             parent_id=parent_id,
             start_row=start_row,
-            end_row=_end_row(cand.anchor, start_row),
+            end_row=max(end_row, start_row),
             start_byte=start_byte,
-            end_byte=cand.anchor.end_byte,
+            end_byte=end_byte,
             signature=_signature(source, cand.node, cand.name_node, body),
             docstring=doc,
             last=cand,

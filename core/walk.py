@@ -70,6 +70,38 @@ class _Ignore:
     any_rule: re.Pattern[str] | None
     """Matches whatever any rule matches (None: always ask `spec`). Most paths match
     no rule at all, and one search is much cheaper than asking every rule in turn."""
+    dir_rules: tuple[_DirRule, ...] | None
+    """The rules as folders are checked (None: a rule we cannot read; ask `spec`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _DirRule:
+    """One rule, for deciding whether a folder itself is ignored, as git decides it.
+
+    pathspec's `check_file("src/")` lets a rule that matches any path (`*`) beat a
+    later folder-only rule (`!*/`), so a .gitignore of `*`, `!*.*`, `!*/` (ignore
+    extensionless files) would hide every folder. Git applies the last rule that
+    matches the folder's own name.
+    """
+
+    include: bool
+    regex: re.Pattern[str]
+    at_end: re.Pattern[str]
+    """`regex` anchored at the end of the path: a folder-only rule must match the folder itself,
+    not one of its parents."""
+
+    def matches(self, folder: str) -> bool:
+        """Whether the rule matches `folder` (no trailing `/`) itself."""
+        found = self.regex.search(folder)
+        if found is not None and found.groupdict().get(_DIR_MARK) is None:
+            return True  # as a name (`*`, `*.d`), or as a path inside a folder (`x/**`)
+        if self.at_end.search(folder) is not None:
+            return True
+        found = self.at_end.search(folder + "/")
+        return found is not None and found.groupdict().get(_DIR_MARK) is not None  # `build/`, `*/`
+
+
+_DIR_MARK = "ps_d"
 
 
 def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
@@ -81,7 +113,23 @@ def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
         data = data[: data.rfind(b"\n") + 1]  # no half rule from a cut line
     lines = data.decode("utf-8", "replace").splitlines()
     spec = GitIgnoreSpec.from_lines(lines)
-    return _Ignore(rel_dir, spec, _any_rule(spec))
+    return _Ignore(rel_dir, spec, _any_rule(spec), _dir_rules(spec))
+
+
+def _dir_rules(spec: GitIgnoreSpec) -> tuple[_DirRule, ...] | None:
+    rules: list[_DirRule] = []
+    for pattern in spec.patterns:
+        if pattern.include is None:
+            continue  # a comment or blank line
+        regex = getattr(pattern, "regex", None)
+        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
+            return None
+        try:
+            at_end = re.compile(f"(?:{regex.pattern})\\Z", regex.flags)
+        except re.error:
+            return None
+        rules.append(_DirRule(bool(pattern.include), regex, at_end))
+    return tuple(rules)
 
 
 def _any_rule(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
@@ -109,8 +157,17 @@ def _ignored(specs: list[_Ignore], rel: str, is_dir: bool) -> bool:
     for ignore in specs:
         sub = rel[len(ignore.base) + 1 :] if ignore.base else rel
         candidate = sub + "/" if is_dir else sub
-        if ignore.any_rule is not None and ignore.any_rule.search(candidate) is None:
+        if (
+            ignore.any_rule is not None
+            and ignore.any_rule.search(candidate) is None
+            and not (is_dir and ignore.any_rule.search(sub))
+        ):
             continue  # no rule of this file matches
+        if is_dir and ignore.dir_rules is not None:
+            for rule in ignore.dir_rules:  # the last rule that matches the folder wins, as in git
+                if rule.matches(sub):
+                    ignored = rule.include
+            continue
         result = ignore.spec.check_file(candidate)
         if result.include is not None:
             ignored = bool(result.include)

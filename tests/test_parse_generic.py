@@ -373,15 +373,239 @@ register(() => {
 
 def test_local_captures_make_callback_bodies_local() -> None:
     ts = all_languages()["typescript"]
-    spec = _InlineSpec(
-        ts.query_source() + HOOK_LOCALS,
-        name="typescript",
-        grammar="typescript",
-        query="typescript",
-        wrappers=ts.wrappers,
-        attached=ts.attached,
-    )
+    # The shipped query has these hook locals; without any `@local` capture the callbacks'
+    # definitions are symbols.
+    without_locals = ts.query_source().replace("@local", "@_local")
+    fields = {"name": "typescript", "grammar": "typescript", "query": "typescript",
+              "wrappers": ts.wrappers, "attached": ts.attached}
+    spec = _InlineSpec(without_locals + HOOK_LOCALS, **fields)
     with_locals = extract("effects.ts", EFFECTS_TS, spec)
     assert [(s.qualname, s.start_line) for s in with_locals.symbols] == [("poll", 1), ("notAHook", 14)]
-    without = extract("effects.ts", EFFECTS_TS, ts)
+    assert [(s.qualname, s.start_line) for s in extract("effects.ts", EFFECTS_TS, ts).symbols] == [
+        ("poll", 1), ("notAHook", 14)]
+    without = extract("effects.ts", EFFECTS_TS, _InlineSpec(without_locals, **fields))
     assert {s.qualname for s in without.symbols} == {"poll", "tick", "again", "Local", "notAHook"}
+
+
+def _symbols(lang: str, source: str, path: str = "f") -> list[tuple[str, str, int, int]]:
+    result = extract(path, source.encode(), all_languages()[lang])
+    return [(s.qualname, s.kind, s.start_line, s.end_line) for s in result.symbols]
+
+
+def _one(lang: str, source: str, qualname: str) -> tuple[int, int, str, str]:
+    result = extract("f", source.encode(), all_languages()[lang])
+    sym = next(s for s in result.symbols if s.qualname == qualname)
+    return sym.start_line, sym.end_line, sym.signature, sym.docstring
+
+
+# --- comments above the first definition of a container the grammar nests elsewhere.
+
+def test_comments_above_a_first_definition_outside_its_container_attach() -> None:
+    # GraphQL's `document`, HCL's `body`, Nix's `binding_set` start at the first definition;
+    # the comments above are their siblings.
+    graphql = "# Full fragment for detail views\nfragment GroupData on Group {\n  id\n}\n"
+    assert _one("graphql", graphql, "GroupData") == (1, 4, "fragment GroupData on Group",
+                                                     "Full fragment for detail views")
+    hcl = '# Validates the CIDR.\n# Second line.\nresource "null_resource" "validate" {\n  count = 1\n}\n'
+    assert _one("hcl", hcl, "null_resource.validate")[::3] == (1, "Validates the CIDR. Second line.")
+    nix = "{\n  # Converts a boolean to yes/no.\n  yesNo = value: if value then \"yes\" else \"no\";\n\n" \
+          "  # Unrelated.\n\n  other = x: x;\n}\n"
+    assert _symbols("nix", nix) == [("yesNo", "function", 2, 3), ("other", "function", 7, 7)]
+
+
+def test_comments_nested_at_the_end_of_the_previous_node_attach_to_the_next_definition() -> None:
+    # tree-sitter-haskell puts the comment after the imports inside `imports`.
+    haskell = "module Fixer where\n\nimport Data.List\n\n-- | Types with a start and an end.\n" \
+              "class Ranged a where\n    start :: a -> Int\n"
+    assert _one("haskell", haskell, "Ranged") == (5, 7, "class Ranged a where", "Types with a start and an end.")
+
+
+FSHARP = """module Helpers =
+    /// <summary>Default manager.</summary>
+    let internal manager = Lazy<int>()
+
+    /// <summary>
+    /// Checks if an object is not null.
+    /// </summary>
+    ///
+    /// <returns>True when it is not.</returns>
+    let inline isNotNull x = not (isNull x)
+
+    let strOption (str: string) =
+        if String.IsNullOrEmpty str then None else Some str
+
+    // ---------------------------
+    // Section
+    // ---------------------------
+
+    let last = 1
+"""
+
+
+def test_fsharp_doc_comments_leave_the_declaration_above_for_the_one_below() -> None:
+    # The grammar nests each `///` block inside the declaration above it (with an invisible `;`
+    # between declarations), and reads the bare `///` line as an operator (the query's
+    # `@comment`): the block is the next declaration's doc, and the one above ends at its code.
+    assert _symbols("fsharp", FSHARP) == [
+        ("Helpers", "module", 1, 19),
+        ("Helpers.manager", "constant", 2, 3),
+        ("Helpers.isNotNull", "function", 5, 10),
+        # The section comment at the declarations' own column is not part of `strOption`.
+        ("Helpers.strOption", "function", 12, 13),
+        ("Helpers.last", "constant", 19, 19),
+    ]
+    assert _one("fsharp", FSHARP, "Helpers.isNotNull")[2:] == ("let inline isNotNull x",
+                                                               "Checks if an object is not null.")
+    assert _one("fsharp", FSHARP, "Helpers")[2] == "module Helpers"
+
+
+def test_comment_captures_mark_what_a_grammar_misreads() -> None:
+    fs = all_languages()["fsharp"]
+    spec = _InlineSpec(fs.query_source().replace("@comment", "@_comment"), name="fsharp", grammar="fsharp",
+                       query="fsharp", attached=fs.attached)
+    got = {s.qualname: (s.start_line, s.end_line) for s in extract("f.fs", FSHARP.encode(), spec).symbols}
+    assert got["Helpers.isNotNull"] == (9, 10)  # only the comment below the bare `///`
+    assert got["Helpers.manager"] == (2, 8)
+
+
+# --- `@body`: a body the grammar keeps beside the signature.
+
+DART = """class Counter {
+  /// Adds one.
+  void increment() {
+    _count++;
+  }
+
+  int get value => _count;
+}
+
+/// Top level.
+int twice(int x) {
+  return 2 * x;
+}
+"""
+
+
+def test_body_captures_extend_a_definition_over_its_sibling_body() -> None:
+    assert _symbols("dart", DART) == [
+        ("Counter", "class", 1, 8),
+        ("Counter.increment", "method", 2, 5),
+        ("Counter.value", "method", 7, 7),
+        ("twice", "function", 10, 13),
+    ]
+    assert _one("dart", DART, "twice")[2:] == ("int twice(int x)", "Top level.")
+    dart = all_languages()["dart"]
+    spec = _InlineSpec(dart.query_source().replace("@body", "@_body"), name="dart", grammar="dart",
+                       query="dart", attached=dart.attached)
+    without = {s.qualname: (s.start_line, s.end_line) for s in extract("a.dart", DART.encode(), spec).symbols}
+    assert without["Counter.increment"] == (2, 3) and without["twice"] == (10, 11)
+
+
+# --- `clause_terminators`: Erlang's `.` ends a function; `;` continues it.
+
+ERLANG = """-module(router).
+
+-spec compile(list()) -> list().
+compile(Routes) ->
+\tcompile(Routes, []).
+
+compile([], Acc) ->
+\tlists:reverse(Acc);
+compile([R|Tail], Acc) ->
+\tcompile(Tail, [R|Acc]).
+"""
+
+
+def test_clause_terminators_keep_arities_apart() -> None:
+    erlang = all_languages()["erlang"]
+    got = _table(ERLANG.encode(), erlang)
+    assert got == {"router#module": ("module", 1, 1), "compile#function": ("function", 3, 5),
+                   "compile#function~2": ("function", 7, 10)}
+    merged = _table(ERLANG.encode(), dataclasses.replace(erlang, clause_terminators=frozenset()))
+    assert merged["compile#function"] == ("function", 3, 10)
+
+
+# --- names as written.
+
+def test_verbatim_names_are_not_split() -> None:
+    clojure = '(ns ring.core.protocols\n  "Protocols.")\n\n(defn- str->bytes [s] (.getBytes s))\n\n' \
+              "(def ^:dynamic *max-size* 1024)\n"
+    result = extract("p.clj", clojure.encode(), all_languages()["clojure"])
+    assert [(s.name, s.qualname, s.kind) for s in result.symbols] == [
+        ("ring.core.protocols", "ring.core.protocols", "module"),
+        ("str->bytes", "ring.core.protocols.str->bytes", "function"),
+        ("*max-size*", "ring.core.protocols.*max-size*", "constant"),
+    ]
+
+
+def test_name_verbatim_captures_take_one_name_as_written() -> None:
+    # R's query: `.onLoad` and backquoted names as written; a dotted name is an S3 method.
+    r = ".onLoad <- function(libname, pkgname) {\n  invisible()\n}\n\n" \
+        "filter.data.frame <- function(.data, ...) {\n  .data\n}\n\n`[.tbl` <- function(x, i) x\n"
+    result = extract("zzz.R", r.encode(), all_languages()["r"])
+    assert [(s.name, s.qualname, s.kind) for s in result.symbols] == [
+        (".onLoad", ".onLoad", "function"),
+        ("frame", "filter.data.frame", "method"),
+        ("[.tbl", "[.tbl", "function"),
+    ]
+
+
+def test_quoted_identifiers_lose_their_quotes() -> None:
+    sql = 'CREATE TABLE "storage"."buckets" (\n  id text PRIMARY KEY\n);\n\nCREATE TABLE `studios` (\n  id integer\n);\n'
+    result = extract("s.sql", sql.encode(), all_languages()["sql"])
+    assert [(s.name, s.qualname, s.kind) for s in result.symbols] == [
+        ("buckets", "storage.buckets", "struct"), ("studios", "studios", "struct")]
+    zig = extract("m.zig", b'/// Runs the env command.\nfn @"zls env"() void {}\n', all_languages()["zig"])
+    assert [s.qualname for s in zig.symbols] == ["zls env"]
+
+
+# --- doc comment markers.
+
+DOCS = [
+    ("lua", "--- Registers an extension.\n---\n--- More text.\nlocal function register(ext)\n  return ext\nend\n",
+     "register", "Registers an extension."),
+    ("fortran", "module m\ncontains\n  !> Saves the working directory.\n  subroutine save_dir()\n"
+     "  end subroutine save_dir\nend module m\n", "m.save_dir", "Saves the working directory."),
+    ("ocaml", "(** Turns a list of records into a record of lists. *)\nlet unzip l = l\n", "unzip",
+     "Turns a list of records into a record of lists."),
+    ("haskell", "module M where\n\n-- | Doubles.\ndouble :: Int -> Int\ndouble = (* 2)\n", "double", "Doubles."),
+    ("erlang", "%% @doc Chunked hello world handler.\n%% More.\n-module(toppage_h).\n", "toppage_h",
+     "Chunked hello world handler. More."),
+    ("r", "#' Apply a function across columns\n#'\n#' @export\nacross <- function(x) x\n", "across",
+     "Apply a function across columns"),
+    ("clojure", "(ns m)\n\n;; Reads the body.\n(defn read-body [b] b)\n", "m.read-body", "Reads the body."),
+    ("elm", 'module Api exposing (f)\n\n{-| Many endpoints include an "errors" field.\n-}\nf : Int -> Int\n'
+     "f x =\n    x\n", "Api.f", 'Many endpoints include an "errors" field.'),
+    ("powershell", "<#\n.SYNOPSIS\n  Copies a folder.\n.DESCRIPTION\n  Long text.\n#>\nfunction Update-Directory {\n"
+     "    param ([string] $Source)\n    $Source\n}\n", "Update-Directory", "Copies a folder."),
+    ("c", "/** @brief Earth's mean radius. */\nconst double EARTH_RADIUS = 6372797.56;\n", "EARTH_RADIUS",
+     "Earth's mean radius."),
+]
+
+
+def test_doc_comment_markers_are_stripped() -> None:
+    for lang, source, qualname, doc in DOCS:
+        assert _one(lang, source, qualname)[3] == doc, lang
+
+
+def test_strings_keep_what_comment_markers_would_strip() -> None:
+    source = 'def run():\n    """%prog [options] runs it."""\n'
+    assert _one("python", source, "run")[3] == "%prog [options] runs it."
+    solidity = "contract C {\n    /// @dev Uses {Checker-isValid-bytes-} with {signer}.\n    function f() public {}\n}\n"
+    assert _one("solidity", solidity, "C.f")[3] == "@dev Uses {Checker-isValid-bytes-} with {signer}."
+
+
+# --- signatures.
+
+def test_signatures_stop_where_the_body_opens() -> None:
+    ps = "function Update-Directory {\n    [CmdletBinding()]\n    param ([string] $Source)\n    $Source\n}\n\n" \
+         "class ShouldAssertion {\n    [object[]] $Buffer = @()\n    [void] Fail() { throw 'x' }\n}\n"
+    assert _one("powershell", ps, "Update-Directory")[2] == "function Update-Directory"
+    assert _one("powershell", ps, "ShouldAssertion")[2] == "class ShouldAssertion"
+    # A definition spanning a file is not cut at its first member's body.
+    elm = 'module Api exposing (f)\n\nimport Html\n\nf : Int -> Int\nf x =\n    x\n'
+    assert _one("elm", elm, "Api")[2] == "module Api exposing (f)"
+    ex = "defmodule Plug.Adapters.Cowboy do\n  def http(plug, opts) do\n    {plug, opts}\n  end\nend\n"
+    assert _one("elixir", ex, "Plug.Adapters.Cowboy.http")[2] == "def http(plug, opts)"
+    proto = 'syntax = "proto3";\n\nservice Library {\n  rpc GetBook(GetBookRequest) returns (Book) {}\n}\n'
+    assert _one("proto", proto, "Library.GetBook")[2] == "rpc GetBook(GetBookRequest) returns (Book)"

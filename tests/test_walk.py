@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,59 @@ def test_symlinked_gitignore_is_not_followed(tmp_path: Path) -> None:
     result = walk(root)
     assert [f.path for f in result.files] == ["a.py"]
     assert {s.path: s.reason for s in result.skipped} == {".gitignore": "symlink to outside the repo (not followed)"}
+
+
+NIMBLE_GITIGNORE = "# ignore files wo extension (posix binaries)\n*\n!*.*\n!*/\n\n/src/nimble\nnimcache/\n"
+
+
+def test_a_later_folder_rule_reincludes_folders_ignored_by_star(write_repo) -> None:  # type: ignore[no-untyped-def]
+    """nim-lang/nimble's .gitignore: `*` ignores everything, `!*.*` and `!*/` bring back files
+    with an extension and every folder (git walks `src/`; pathspec's `check_file("src/")` says no)."""
+    root = write_repo({
+        ".gitignore": NIMBLE_GITIGNORE,
+        "nimble.nimble": "x = 1\n",
+        "src/nimble.nim": "proc main() = discard\n",
+        "src/nimble": "#!/usr/bin/env python3\n",  # a built binary, extensionless
+        "src/nimblepkg/cli.nim": "proc f() = discard\n",
+        "src/nimblepkg/cli": "#!/bin/sh\n",
+        "src/nimblepkg/nimcache/gen.nim": "proc g() = discard\n",
+        "tests/deep/er/t.py": "x = 1\n",
+        "tests/run": "#!/bin/bash\necho\n",
+    })
+    found = [f.path for f in walk(root).files]
+    assert found == ["src/nimble.nim", "src/nimblepkg/cli.nim", "tests/deep/er/t.py"]
+
+
+GIT_CASES = [
+    NIMBLE_GITIGNORE,
+    "\n".join(RULES) + "\n",
+    "*\n!*/\n!*.py\nlib/\n",
+    "/*\n!/src/\n!/keep.py\n",
+    "*/\n!src/\n",
+    "build/\n!build/\nbuild/*.py\n!build/keep.py\n",
+    "**/q/\n!deep/q/\ndeep/*/z/\n",
+    "a*\n!a/\na/x*/\n",
+]
+GIT_DIRS = ["", "src", "src/sub", "build", "build/q", "x", "x/s", "a", "a/x", "a/xy/z", "deep/q", "deep/q/z",
+            "logs", "node1", "docs/guide", "foo/bar", "lib", "lib/q", "tmp/a", "q", "z"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("rules", GIT_CASES, ids=["nimble", "rules", "star", "root", "dirs", "reinclude", "q", "a"])
+def test_folders_are_ignored_exactly_as_git_ignores_them(tmp_path: Path, rules: str) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".gitignore").write_text(rules)
+    for folder in GIT_DIRS:
+        for name in ["main.py", "keep.py", "y.py", "tool"]:
+            rel = f"{folder}/{name}" if folder else name
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text("#!/usr/bin/env python3\nx = 1\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    listed = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "--others", "--exclude-standard", "-z"],
+        check=True, env=env, capture_output=True, text=True,
+    ).stdout
+    expected = {p for p in listed.split("\0") if p and p != ".gitignore"}
+    assert {f.path for f in walk(root).files} == expected

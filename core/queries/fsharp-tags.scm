@@ -84,3 +84,8 @@
       (value_declaration_left (identifier_pattern . (long_identifier_or_op [(identifier) @name (long_identifier . (identifier) @name .)]) .)))) @definition.constant)
 
 (import_decl (long_identifier) @import)
+
+; The grammar reads a bare `///` line (an empty line of a doc comment) as an infix operator
+; that continues the expression above, or as an error: it is a comment.
+((infix_op) @comment (#match? @comment "^///*$"))
+((ERROR) @comment (#match? @comment "^///*$"))

@@ -31,5 +31,9 @@
 (source_file
   (var_declaration . (var_spec name: (identifier) @name) .) @definition.constant
   (#match? @name "^[A-Z]"))
+; Grouped: var ( DefaultWriter io.Writer = os.Stdout ... ), each exported spec its own constant.
+(source_file
+  (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.constant))
+  (#match? @name "^[A-Z]"))
 
 (import_spec path: (_) @import)

@@ -6,14 +6,21 @@
 ; class, `setGeneric` a function and `setMethod("area", "Circle", ...)` `Circle.area`.
 ; Anything inside a function body is local.
 
-; (Backquoted replacement and subset methods such as `[.tbl` or `names<-.tbl` are
-; left out: the extractor would split their names at `[`, `<` and `.`.)
+; A dotted name is an S3 method (`print.all_vars` is `print`'s method for `all_vars`);
+; names that start with a dot (`.onLoad`) or are backquoted (`%||%`, `[.tbl`,
+; `names<-.tbl`) are taken as written (`@name.verbatim`).
 (program
   (binary_operator
     lhs: (identifier) @name
     ["<-" "=" "<<-"]
     rhs: (function_definition)) @definition.function
-  (#not-match? @name "^`.*[\\[<(]"))
+  (#not-match? @name "^[.`]"))
+(program
+  (binary_operator
+    lhs: (identifier) @name.verbatim
+    ["<-" "=" "<<-"]
+    rhs: (function_definition)) @definition.function
+  (#match? @name.verbatim "^[.`]"))
 
 (program
   (binary_operator
