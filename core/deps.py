@@ -1272,7 +1272,12 @@ class _Context:
         q = u.qualifier
         if q is None:
             if u.name in self.scan.locals and not u.in_type and self.scan.bound_at.get(u.name, 0) <= u.start:
-                return None
+                if not (u.call and u.name[:1].isupper()):
+                    return None
+                # `var View = this.get('view'); new View(...)`: a local named like a repo type
+                # and then constructed holds that type, as a reader assumes.
+                named, step = deps._bare(table, sym.path, u.name)
+                return named if step >= 0 and named else None
             if self.lang.implicit_self and self.owner is not None:
                 found = deps._member(table, self.owner, u.name)
                 if found:

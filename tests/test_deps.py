@@ -1015,7 +1015,9 @@ def test_javascript_definition_header_is_no_use(js_repo: Index) -> None:
 
 def test_javascript_required_value_and_local_shadow(js_repo: Index) -> None:
     assert _names(js_repo, "lib/application.js", "app.defaultConfiguration") == {"app.set", "View"}
-    assert _names(js_repo, "lib/application.js", "app.render") == {"app.set"}, "var View = ... is a local"
+    assert _names(js_repo, "lib/application.js", "app.render") == {"app.set", "View"}, (
+        "var View = this.get('view'); new View(...): a constructed local named like a repo type uses it"
+    )
 
 
 def test_javascript_chained_alias(js_repo: Index) -> None:
@@ -1085,3 +1087,29 @@ def test_rust_own_type_built_by_name(rust_repo: Index) -> None:
 
 def test_rust_field_read_is_not_the_method(rust_repo: Index) -> None:
     assert _names(rust_repo, "src/dent.rs", "DirEntry.describe") == set(), "self.path reads the field"
+
+
+def test_a_constructed_local_named_like_a_repo_type_uses_that_type(write_repo: WriteRepo, tmp_path: Path) -> None:
+    """express's app.render: `var View = this.get('view'); new View(name)` uses the View class."""
+    files = dict(JS_REPO)
+    files["lib/application.js"] = '''
+        'use strict';
+
+        var View = require('./view');
+
+        var app = exports = module.exports = {};
+
+        app.render = function render(name, options, callback) {
+          var View = this.get('view');
+          var view = new View(name, options);
+          tryRender(view, options, callback);
+        };
+
+        function tryRender(view, options, callback) {
+          view.render(options, callback);
+        }
+        '''
+    with _open(write_repo, tmp_path, files) as index:
+        assert {"View", "tryRender"} <= set(_uses(index, "lib/application.js::app.render#method"))
+        data = api.deps(index, "lib/application.js::app.render#method")
+        assert all(not d["ambiguous"] for d in data["deps"] if d["qualname"] == "View")
