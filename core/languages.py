@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 
 #: Bump when core/parse.py changes what it extracts for the same source.
-EXTRACTOR_VERSION = 3
+EXTRACTOR_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,8 @@ class LanguageSpec:
     `str->bytes`, R `filter.data.frame`, Nim's `.=`); only quoting around them is removed."""
     comments: frozenset[str] = frozenset()
     """Node types that are comments although their type does not say `comment` (Haskell's
-    `haddock`): they attach to the definition below as its doc."""
+    `haddock`, Perl's POD and what follows `__END__`): they attach to the definition below as its
+    doc, and a scope or definition does not end with them."""
     file_symbol: str | None = None
     """Kind of a symbol that is the whole file, named after it (a Vue/Svelte component: `Button`
     for `Button.vue`); the file's top-level symbols are its children but keep plain qualnames."""

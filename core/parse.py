@@ -31,6 +31,11 @@ Query conventions (see `queries/*.scm`):
   (`lang="ts"`); an unknown name skips the block. For one node the later pattern
   wins, so a default pattern goes first and the `lang` one after it. Embedded
   syntax errors count as the file's.
+* `@open`, with `@definition.<kind>` on the same node, marks a statement that
+  opens a scope running over the siblings after it, up to the next definition
+  of its kind or the end of its container, comments before that left out:
+  Perl's `package Foo;`, whose following subs are `Foo.sub` (a qualified
+  `sub Bar::x` stays `Bar.x`).
 * `@local` marks a node whose inside is local scope although it is not a
   symbol: an anonymous callback such as Svelte's `$effect(() => {..})`, whose
   helper functions are not indexed (like anything in a function body).
@@ -150,6 +155,8 @@ class _Candidate:
     pattern: int
     spec: LanguageSpec
     """The language whose query found it (an embedded script's, not the host file's)."""
+    opens: bool = False
+    """Captured with `@open`: a statement whose scope runs over the siblings after it."""
 
 
 @dataclass(slots=True)
@@ -265,7 +272,7 @@ class _Lead(NamedTuple):
 def _prev(node: Node) -> Node | None:
     """The previous sibling, skipping zero-width tokens (F# inserts invisible `;` between declarations)."""
     prev = node.prev_sibling
-    while prev is not None and prev.start_byte == prev.end_byte:
+    while prev is not None and not prev.is_named and prev.start_byte == prev.end_byte:
         prev = prev.prev_sibling
     return prev
 
@@ -355,27 +362,33 @@ def _leading(source: bytes, anchor: Node, spec: LanguageSpec, misread: set[tuple
     host: Node | None = None  # the earlier node holding the comments, if they are nested
     nested: Node | None = None  # the first attached comment inside `host`
     while prev is not None:
-        prev_end_row = prev.end_point.row - (1 if prev.end_point.column == 0 else 0)
-        gap = start_row - prev_end_row - 1
+        end = prev.end_point
+        gap = start_row - (end.row - (1 if end.column == 0 else 0)) - 1
         if gap > 1:
             break  # blank lines separate it
-        is_comment = _is_comment(prev, comment_types, misread)
-        if not (is_comment or prev.type in attached):
-            inner = None if host is not None else _trailing_comment(source, prev, comment_types, misread)
+        kind = prev.type
+        is_comment = (
+            "comment" in kind
+            or kind in comment_types
+            or (bool(misread) and (prev.start_byte, prev.end_byte) in misread)
+        )
+        if not (is_comment or kind in attached):
+            if gap or host is not None:
+                break  # (comments nested in it must end right above to count)
+            inner = _trailing_comment(source, prev, comment_types, misread)
             if inner is None:
                 break
             host, prev, is_comment = prev, inner, True  # `inner` ends on `prev`'s last line
         if gap == 1 and not (is_comment and _is_doc_block(prev) and not comments):
             break  # a blank line separates it, except below a `/** ... */` doc block
         before = _prev(prev)
-        if (
-            is_comment
-            and before is not None
-            and before.end_point.row == prev.start_point.row
-            and before.end_point.column > 0  # preprocessor lines end at column 0 of the next row
-        ):
-            break  # a trailing comment on the previous statement's line
-        start_byte, start_row = prev.start_byte, prev.start_point.row
+        prev_start_row = prev.start_point.row
+        if is_comment and before is not None:
+            before_end = before.end_point
+            # A trailing comment on the previous statement's line (preprocessor lines end at column 0).
+            if before_end.row == prev_start_row and before_end.column > 0:
+                break
+        start_byte, start_row = prev.start_byte, prev_start_row
         if is_comment:
             comments.insert(0, prev)
         if host is not None:
@@ -410,6 +423,8 @@ _DOC_TAG = re.compile(r"^@(doc|brief)\b\s*")
 """Tags that introduce the summary itself (Erlang `%% @doc`, Doxygen `@brief`)."""
 _HELP_KEYWORD = re.compile(r"^\.[A-Z]+\b")
 """PowerShell comment-based help: `.SYNOPSIS` opens the summary, `.DESCRIPTION` ends it."""
+_POD_COMMAND = re.compile(r"^=[a-z]+\d?\b")
+"""Perl POD (`=head2 name`, `=cut`) and Ruby `=begin`/`=end`: commands around the text."""
 
 
 def _clean_doc(raw: str) -> str:
@@ -433,7 +448,7 @@ def _clean_doc(raw: str) -> str:
             line = _COMMENT_MARKER.sub("", line)
             line = comment_end.sub("", line).strip()
             line = _DOC_TAG.sub("", line)
-            if _HELP_KEYWORD.match(line):
+            if _HELP_KEYWORD.match(line) or _POD_COMMAND.match(line):
                 if lines:
                     break
                 continue
@@ -467,9 +482,9 @@ def _body(node: Node, definitions: set[tuple[int, int]]) -> Node | None:
             if body is not None:
                 return body
             brace = None
-            for child in n.children:
+            for child in n.children if depth == 0 else n.named_children:
                 if not child.is_named:
-                    if depth == 0 and brace is None and child.type == "{":
+                    if brace is None and child.type == "{":
                         brace = child
                     continue
                 if child.type.endswith("_body"):  # grammars without a `body` field (Kotlin)
@@ -573,6 +588,7 @@ def _candidates(
             name_node=name_node,
             pattern=pattern,
             spec=spec,
+            opens="open" in caps,
         )
         key = (name_node.start_byte, name_node.end_byte)
         old = by_name.get(key)
@@ -585,6 +601,9 @@ def _candidates(
         if module:
             imports.append(Import(path="", module=module, line=ordered[0].start_point.row + 1))
     cands = list(by_name.values())
+    openers = [c for c in cands if c.opens]
+    if openers:
+        _open_scopes(openers, cands, spec)
     cands.extend(locals_)
     embed_errors = False
     for _, node, inner_spec, is_embed in nested.values():
@@ -603,6 +622,22 @@ def _candidates(
         embed_errors = embed_errors or more_errors
     imports.sort(key=lambda i: i.line)
     return cands, imports, embed_errors
+
+
+def _open_scopes(openers: list[_Candidate], cands: list[_Candidate], spec: LanguageSpec) -> None:
+    """Extend each `@open` statement over the siblings after it, up to the next definition of its
+    kind (or the end of their container), leaving out the comments before that: Perl's
+    `package Foo;` owns the subs that follow it."""
+    kinds = {c.kind for c in openers}
+    starts = {c.anchor.start_byte for c in cands if c.kind in kinds and not c.is_scope}
+    for cand in openers:
+        last = cand.anchor
+        node = cand.anchor.next_sibling
+        while node is not None and node.start_byte not in starts:
+            if node.end_byte > node.start_byte and not _is_comment(node, spec.comments, set()):
+                last = node
+            node = node.next_sibling
+        cand.end = last
 
 
 def _collect_nested(
@@ -788,6 +823,9 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
             stack.append((cand, "", None))  # an anonymous callback: what it defines is local
             continue
         enclosing = stack[-1] if stack else None
+        if cand.prefix and enclosing is not None and enclosing[0].opens:
+            # `sub Foo::bar` after `package Baz;` is Foo::bar: the statement only names what is unqualified.
+            enclosing = stack[-2] if len(stack) > 1 else None
         parent_qual = enclosing[1] if enclosing else ""
         kind = cand.kind
         if cand.prefix:

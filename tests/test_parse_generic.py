@@ -609,3 +609,37 @@ def test_signatures_stop_where_the_body_opens() -> None:
     assert _one("elixir", ex, "Plug.Adapters.Cowboy.http")[2] == "def http(plug, opts)"
     proto = 'syntax = "proto3";\n\nservice Library {\n  rpc GetBook(GetBookRequest) returns (Book) {}\n}\n'
     assert _one("proto", proto, "Library.GetBook")[2] == "rpc GetBook(GetBookRequest) returns (Book)"
+
+
+PERL = """package Foo 1.0;
+sub a {}
+package Bar {
+  sub b {}
+}
+package Baz;
+# trailing
+sub c {}
+sub Other::d {}
+
+1;
+
+=head1 NAME
+
+Baz
+
+=cut
+"""
+
+
+def test_open_statements_own_the_siblings_after_them() -> None:
+    # `package Foo;` runs to the next package (POD after the code left out); a qualified
+    # `sub Other::d` stays absolute; the block form spans its block.
+    assert _symbols("perl", PERL) == [
+        ("Foo", "module", 1, 2),
+        ("Foo.a", "function", 2, 2),
+        ("Bar", "module", 3, 5),
+        ("Bar.b", "function", 4, 4),
+        ("Baz", "module", 6, 11),
+        ("Baz.c", "function", 7, 8),
+        ("Other.d", "method", 9, 9),
+    ]

@@ -1,17 +1,17 @@
 ; Perl symbols. Conventions: see core/parse.py.
 ;
-; A package is a module. The block form `package Foo { ... }` spans its block, so
-; its subs read `Foo.name`; the statement form `package Foo;` is a one-line module
-; and the subs after it keep their plain names, since nothing in the tree ties
-; them to it (its scope runs to the next `package` statement, which byte ranges
-; cannot express). Every `sub` is a function (Perl does not mark methods), except
-; in a `class` block (perl 5.38), whose `method`s are methods; `sub Foo::bar` is
-; `Foo.bar`. `role` blocks are traits. `use constant` names are constants;
+; A package is a module. The block form `package Foo { ... }` spans its block and
+; the statement form `package Foo;` runs to the next package (`@open`; POD and
+; `__END__` after the code are left out: languages.json lists them as comments), so
+; their subs read `Foo.name`. Every `sub` is a function (Perl does not mark methods),
+; except in a `class` block (perl 5.38), whose `method`s are methods; `sub Foo::bar`
+; is `Foo.bar`. `role` blocks are traits. `use constant` names are constants;
 ; `our` variables, attributes (`has`) and anonymous subs are not symbols.
 ; Imports are the modules `use`d (pragmas such as `strict` are lowercase and
 ; skipped) and `require`d.
 
-(package_statement name: (_) @name) @definition.module
+(package_statement name: (_) @name (block)) @definition.module
+(package_statement name: (_) @name ";") @definition.module @open
 
 (class_statement name: (_) @name (block)) @definition.class
 (class_statement name: (_) @name .) @definition.class
