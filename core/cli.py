@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rebuild", action="store_true", help="discard the index and parse everything")
     p.add_argument("--max-file-bytes", type=int, default=None, metavar="N",
                    help="skip files larger than N bytes (default 1000000)")
+    p.add_argument("--semantic", action="store_true",
+                   help="also embed symbols for hybrid search (needs the `semantic` extra); "
+                   "later runs keep the vectors current")
 
     p = sub.add_parser("search", parents=[common], help="search symbols by keywords or plain English")
     p.add_argument("query", metavar="QUERY")
@@ -210,7 +213,16 @@ def _cmd_index(args: argparse.Namespace) -> int:
             kwargs["max_files"] = args.max_files
         if args.max_file_bytes is not None:
             kwargs["max_file_bytes"] = args.max_file_bytes
+        if args.semantic:
+            from symscope.core import semantic
+
+            if not semantic.available():
+                return fail("hybrid search needs the semantic extra: pip install 'symscope[semantic]'",
+                            EXIT_USAGE)
         data = api.report_json(index, index.update(**kwargs))
+        embedded = _refresh_vectors(index, force=args.semantic)
+        if embedded is not None:
+            data["semantic"] = embedded
     if args.json:
         _emit(data)
         return 0
@@ -226,8 +238,23 @@ def _cmd_index(args: argparse.Namespace) -> int:
     for reason, paths in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         shown = ", ".join(paths[:3]) + (f", … (+{len(paths) - 3})" if len(paths) > 3 else "")
         _out(f"  skipped {len(paths):>5}  {reason}: {shown}")
+    if "semantic" in data:
+        sem = data["semantic"]
+        _out(f"  embedded {sem['embedded']} new of {sem['symbols']} symbols for hybrid search "
+             f"in {sem['seconds']:.1f}s")
     _out(f"  index: {data['index']}  (--json lists every skipped file)")
     return 0
+
+
+def _refresh_vectors(index: Index, force: bool) -> dict[str, Any] | None:
+    """Embed what changed, when asked to or when the index already has vectors (the extra's
+    hybrid search); `None` when there is nothing to do or the extra is not installed."""
+    from symscope.core import semantic
+
+    if not (force or (index.index_dir / semantic.VECTORS_FILE).exists()) or not semantic.available():
+        return None
+    report = semantic.update(index)
+    return {"symbols": report.symbols, "embedded": report.embedded, "seconds": round(report.seconds, 2)}
 
 
 def _cmd_search(args: argparse.Namespace) -> int:

@@ -4,22 +4,35 @@ from __future__ import annotations
 
 import os
 
+from symscope.core import levers
 from symscope.core.files import UnsafeFileError, read_file_inside
 from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
 from symscope.core.models import FileRecord, FileResult, Symbol
 from symscope.core.parse import extract
-from symscope.core.terms import body_terms, identifier_terms, prose_terms
+from symscope.core.terms import (
+    body_terms,
+    callee_terms,
+    identifier_terms,
+    literal_terms,
+    prose_terms,
+)
 from symscope.core.walk import content_problem
 
 #: Body identifiers beyond this many distinct terms add noise, not recall.
 MAX_BODY_TERMS = 300
+#: Distinct numbers, and distinct called names, kept per body.
+MAX_LITERALS = 20
+MAX_CALLEES = 60
 #: What `\s` matches in bytes: removed before hashing, so re-indented copies compare equal.
 _WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
 def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]:
     """The weighted bag of search terms for one symbol (weights by repetition).
+
+    The body's numbers and the names it calls are added to its identifiers: a query
+    says "204" or "sleeps" where the name says `bodyAllowed` or `backoff`.
 
     Args:
         sym: The symbol.
@@ -28,6 +41,11 @@ def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]
     """
     name = identifier_terms(sym.name)
     prefix, _, _ = sym.qualname.rpartition(".")
+    body = body_terms(source, MAX_BODY_TERMS)
+    if levers.on("callees"):
+        body += callee_terms(source, MAX_CALLEES)
+    if levers.on("literals"):
+        body += literal_terms(source, MAX_LITERALS)
     return [
         *name * 4,
         *identifier_terms(prefix) * 2,
@@ -35,7 +53,7 @@ def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]
         *path_terms,
         *identifier_terms(sym.signature, drop_keywords=True),
         *prose_terms(sym.docstring) * 2,
-        *body_terms(source, MAX_BODY_TERMS),
+        *body,
     ]
 
 

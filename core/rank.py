@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 #: Bump when the pickled layout changes; old caches are then rebuilt.
-RANKER_VERSION = 6
+RANKER_VERSION = 7
 K1 = 1.2
 B = 0.75
 EPSILON = 0.25
@@ -166,16 +166,31 @@ class SparseBM25:
             built = builder.build([str(i) for i in range(len(corpus))], k1, b)
             self.__dict__.update(built.__dict__)
 
-    def get_scores(self, query: Sequence[str]) -> NDArray[np.float32]:
-        """BM25 score of every document for the query terms (repeats count again)."""
+    def get_scores(
+        self, query: Sequence[str], boosts: Sequence[float] | None = None
+    ) -> NDArray[np.float32]:
+        """BM25 score of every document for the query terms (repeats count again).
+
+        Args:
+            query: The terms.
+            boosts: A factor per term (an expansion counts for less than a word typed).
+        """
         scores = np.zeros(self.corpus_size, dtype=np.float32)
-        for term in query:
+        for i, term in enumerate(query):
             idx = self.vocab.get(term)
             if idx is None:
                 continue
             lo, hi = self.indptr[idx], self.indptr[idx + 1]
-            scores[self.postings[lo:hi]] += self.weights[lo:hi]
+            if boosts is None or boosts[i] == 1.0:
+                scores[self.postings[lo:hi]] += self.weights[lo:hi]
+            else:
+                scores[self.postings[lo:hi]] += self.weights[lo:hi] * np.float32(boosts[i])
         return scores
+
+    def df(self, term: str) -> int:
+        """How many documents hold `term`."""
+        idx = self.vocab.get(term)
+        return 0 if idx is None else int(self.indptr[idx + 1] - self.indptr[idx])
 
     def matches(self, query: Sequence[str]) -> NDArray[np.bool_]:
         """Which documents contain at least one query term (even one BM25 weighs at zero)."""

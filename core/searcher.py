@@ -8,21 +8,28 @@ another process (a shell's `symscope index` under an open TUI) is picked up.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import fnmatch
+import itertools
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
+from symscope.core import levers
 from symscope.core.errors import BadQueryError
-from symscope.core.models import SearchHit
+from symscope.core.models import CALLABLE_KINDS, SearchHit
 from symscope.core.rank import BM25Builder, SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
-from symscope.core.terms import compact, name_parts, query_terms
+from symscope.core.terms import compact, name_parts, query_terms, split_identifier, stem
+
+if TYPE_CHECKING:
+    from symscope.core.semantic import DenseIndex
 
 #: Path segments and file names that mark tests, examples and docs.
 _AUX_SEGMENT = re.compile(
@@ -33,11 +40,34 @@ _AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w
 _AUX_QUERY_WORDS = frozenset(
     ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
 )
+#: In a query of four words or more these are verbs or adjectives ("test a connection",
+#: "sample random keys"), not a request for test or sample files.
+_AUX_VERBS = frozenset(["test", "sample", "example", "demo", "doc", "script", "bench", "fixture", "spec"])
 AUX_PENALTY = 0.3
 #: Top BM25 candidates re-scored by how much of their name the query covers.
 RERANK_DEPTH = 200
 NAME_COVERAGE_WEIGHT = 0.5
 EXACT_NAME_BOOST = 1.5
+#: How much a definition's reference count (symbols mentioning its name) lifts it, at most.
+REFERENCE_PRIOR = 0.15
+#: Names starting with `_` or `#` (private by convention) keep this share of their score.
+PRIVATE_PRIOR = 0.9
+#: Constants and regexes keep this share: "where is X validated" means the function that applies them.
+HELPER_PRIOR = 0.7
+#: Weight of a repo word standing in for a query word the repo never uses.
+NEIGHBOUR_WEIGHT = 0.6
+#: Hybrid search (the `semantic` extra): weight of the embedding similarity against BM25 ...
+DENSE_WEIGHT = 0.5
+#: ... over this many nearest symbols by embedding, added to the BM25 candidates.
+DENSE_DEPTH = 50
+#: BM25's best is confident when the runner-up scores at most this share of it.
+CONFIDENT_MARGIN = 0.7
+#: Up to this many query terms, a query is keyword-like: any name it spells keeps its BM25 lead.
+SHORT_QUERY = 3
+#: Weight of two adjacent query words joined (`read lines` -> `readlines`).
+COMPOUND_WEIGHT = 0.5
+#: A signature this short (`def run(self)`) says too little to fold two methods by.
+MIN_FOLD_SIGNATURE = 25
 #: Symbols whose terms are read back from the store at a time, when building.
 TERMS_BATCH = 500
 
@@ -72,6 +102,12 @@ class RankData:
     bm25: SparseBM25
     exact: dict[str, list[int]]
     """A name or qualified name with case, `_` and `.` removed -> the symbols that have it."""
+    qualnames: list[str]
+    family: NDArray[np.int32]
+    """Symbols of one family (overloads, accessors, cfg variants, a prototype and its
+    definition, implementations of one interface method) share a number: one hit shows them."""
+    prior: NDArray[np.float32]
+    """Query-independent factor: widely referenced definitions up, private ones a little down."""
 
 
 class Searcher:
@@ -83,6 +119,9 @@ class Searcher:
         self._data: RankData | None = None
         self._generation = -1
         self._lock = threading.Lock()
+        self._sorted_vocab: list[str] = []
+        self._vocab_data: RankData | None = None
+        self._dense: tuple[RankData, DenseIndex] | None = None
 
     def invalidate(self) -> None:
         """Forget the loaded data (the next search reloads or rebuilds it)."""
@@ -123,11 +162,14 @@ class Searcher:
         qualnames: list[str] = []
         kinds: list[str] = []
         languages: list[str] = []
+        signatures: list[str] = []
         rows = self.store.query(
-            "SELECT id, path, kind, language, name, norm_hash, qualname FROM symbols ORDER BY path, ord"
+            "SELECT id, path, kind, language, name, norm_hash, qualname, signature FROM symbols "
+            "ORDER BY path, ord"
         )
-        for sym_id, path, kind, language, name, norm_hash, qualname in rows:
+        for sym_id, path, kind, language, name, norm_hash, qualname, signature in rows:
             qualnames.append(qualname)
+            signatures.append(signature)
             ids.append(sym_id)
             paths.append(path)
             kinds.append(kind)
@@ -144,6 +186,7 @@ class Searcher:
                 builder.add(sym_id, terms.split())
         unique_paths = sorted(set(paths))
         path_index = {p: i for i, p in enumerate(unique_paths)}
+        bm25 = builder.build(ids)
         data = RankData(
             ids=ids,
             paths=paths,
@@ -156,8 +199,11 @@ class Searcher:
             auxiliary=np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[
                 np.array([path_index[p] for p in paths], dtype=np.int32)
             ] if paths else np.zeros(0, dtype=bool),
-            bm25=builder.build(ids),
-            exact=_exact_names(names, qualnames),
+            bm25=bm25,
+            exact=_exact_names(names, qualnames, paths),
+            qualnames=qualnames,
+            family=_families(names, qualnames, kinds, signatures, [is_auxiliary(p) for p in paths]),
+            prior=_priors(bm25, names),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -182,7 +228,8 @@ class Searcher:
         data = self.data()
         if not data.ids:
             return []
-        scores = data.bm25.get_scores(terms)
+        terms, boosts = self._expand(data, terms, query)
+        scores = data.bm25.get_scores(terms, boosts)
         # A term in exactly half the symbols weighs zero in Okapi BM25 (tiny repos): a symbol
         # holding a query word is still a result, ranked after those with weight.
         mask = (scores > 0) | data.bm25.matches(terms)
@@ -193,38 +240,58 @@ class Searcher:
         if path_glob:
             allowed = np.array([glob_match(p, path_glob) for p in data.unique_paths], dtype=bool)
             mask &= allowed[data.path_ids]
-        asks_aux = any(w in _AUX_QUERY_WORDS for w in re.findall(r"[a-z_]+", query.lower()))
+        asks_aux = _asks_aux(query)
         if not path_glob and not asks_aux:
             scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores)
         candidates = np.flatnonzero(mask)
-        if candidates.size == 0:
+        dense = self._dense_index(data) if len(re.findall(r"[A-Za-z]{2,}", query)) >= 2 else None
+        if candidates.size == 0 and dense is None:
             return []
         want = min(candidates.size, max(limit * 8 + 20, RERANK_DEPTH))
-        top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]]
+        top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]] if want else candidates
         # A query that is exactly a symbol's name (or qualified name) means that symbol, however
         # long its body: it is a candidate even below the BM25 cut, and it ranks first.
         exact = np.zeros(len(data.ids), dtype=bool)
+        miscased = np.zeros(len(data.ids), dtype=bool)
         penalised = not path_glob and not asks_aux
         named = [d for d in data.exact.get(compact(query), ())
                  if mask[d] and not (penalised and data.auxiliary[d])]
         if named:
             exact[named] = True
+            if levers.on("exactcase"):  # `Poly` means the class Poly before the function poly
+                typed = query.strip()
+                miscased[[d for d in named if _miscased(typed, data.names[d], data.qualnames[d])]] = True
             top = np.union1d(top, np.array(named, dtype=top.dtype))
         scores = scores.copy()
         scores[top] *= _name_boosts(data, top, terms, query)
-        top = top[np.lexsort((top, -scores[top], ~exact[top]))]  # exact names, score, index order
+        if levers.on("priors"):
+            scores[top] *= data.prior[top]
+        if levers.on("helpers"):
+            helpers = top[data.kinds[top] == "constant"]
+            scores[helpers] *= HELPER_PRIOR
+        if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
+            filters = _filter_mask(data, kind, language, path_glob)
+            top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
+                                None if path_glob or asks_aux else data.auxiliary, terms)
+        # exact names (the typed case before other cases of the same letters), score, index order
+        top = top[np.lexsort((top, -scores[top], miscased[top], ~exact[top]))]
         picked: list[int] = []
         groups: dict[tuple[str, str], int] = {}
+        families: dict[int, int] = {}
         dupes: dict[int, list[int]] = {}
+        fold = levers.on("fold")
         for doc in top.tolist():
             key = (data.names[doc], data.norm_hashes[doc])
             first = groups.get(key)
+            if first is None and fold:
+                first = families.get(int(data.family[doc]))
             if first is not None:
                 dupes.setdefault(first, []).append(doc)
                 continue
             if len(picked) >= limit:
                 continue
             groups[key] = doc
+            families[int(data.family[doc])] = doc
             picked.append(doc)
         symbols = self.store.symbols_by_ids([data.ids[d] for d in picked])
         hits: list[SearchHit] = []
@@ -236,6 +303,76 @@ class Searcher:
             hits.append(SearchHit(sym, float(scores[doc]), others))
         return hits
 
+    def _dense_index(self, data: RankData) -> DenseIndex | None:
+        """The stored embeddings aligned with `data`, when the `semantic` extra made some."""
+        if not (self.ranker_path.parent / "semantic.npz").exists():
+            return None  # the default install: semantic.py is never imported
+        from symscope.core.semantic import dense_for
+
+        with self._lock:
+            cached = self._dense[1] if self._dense is not None and self._dense[0] is data else None
+            dense = dense_for(self.ranker_path.parent, data.ids, cached)
+            self._dense = (data, dense) if dense is not None else None
+        return dense
+
+    def _expand(self, data: RankData, terms: list[str], query: str) -> tuple[list[str], list[float]]:
+        """The query's terms plus the repo's own spellings of them, with a weight each.
+
+        A word the repo never uses tries its nearest spellings there (`randomize` ->
+        `random`, `ids` -> `id`); adjacent words also match their joined form
+        (`file name` -> `filename`, `read lines` -> `readlines`).
+        """
+        vocab = data.bm25.vocab
+        out = list(dict.fromkeys(terms))
+        boosts = [1.0] * len(out)
+        if levers.on("neighbours"):
+            for term in list(out):
+                if term in vocab:
+                    continue
+                for near in self._neighbours(data, term):
+                    if near not in out:
+                        out.append(near)
+                        boosts.append(NEIGHBOUR_WEIGHT)
+        if levers.on("compounds"):
+            words = re.findall(r"[a-z0-9]+", query.lower())
+            for a, b in itertools.pairwise(words):
+                # only the stemmed form: the unstemmed one is also every `a_b` name's whole term
+                joined = stem(a + b)
+                if joined != a + b and joined in vocab and joined not in out:
+                    out.append(joined)
+                    boosts.append(COMPOUND_WEIGHT)
+        return out, boosts
+
+    def _neighbours(self, data: RankData, term: str) -> list[str]:
+        """The repo's commonest term sharing a long prefix with `term` (none if nothing is close)."""
+        if not term.isalpha():
+            return []
+        if term.endswith("s") and term[:-1] in data.bm25.vocab:
+            return [term[:-1]]  # `ids` -> `id`: the stemmer keeps very short words whole
+        if len(term) < 5:
+            return []
+        with self._lock:
+            if self._vocab_data is not data:
+                self._sorted_vocab = sorted(t for t in data.bm25.vocab if t.isalpha() and len(t) >= 3)
+                self._vocab_data = data
+            words = self._sorted_vocab
+        best: tuple[int, str] | None = None
+        # the repo's word is a prefix of the query's (`random` for `randomiz`) ...
+        for cut in range(len(term) - 1, max(4, (len(term) * 3 + 4) // 5) - 1, -1):
+            head = term[:cut]
+            i = bisect.bisect_left(words, head)
+            if i < len(words) and words[i] == head:
+                best = max(best or (0, ""), (data.bm25.df(head), head))
+                break
+        # ... or the query's word is a prefix of the repo's (`concat` for `concatenat`)
+        if best is None and len(term) >= 5:
+            i = bisect.bisect_left(words, term)
+            for cand in words[i : i + 8]:
+                if not cand.startswith(term) or len(cand) > len(term) * 5 // 3 + 1:
+                    continue
+                best = max(best or (0, ""), (data.bm25.df(cand), cand))
+        return [best[1]] if best else []
+
     def mentioning(self, name: str) -> list[str]:
         """IDs of the symbols whose search terms include `name`'s term: reference candidates."""
         parts = query_terms(name)
@@ -246,12 +383,135 @@ class Searcher:
         return [data.ids[d] for d in data.bm25.documents_with(term).tolist()]
 
 
-def _exact_names(names: list[str], qualnames: list[str]) -> dict[str, list[int]]:
+def _filter_mask(data: RankData, kind: str | None, language: str | None, path_glob: str | None
+                 ) -> NDArray[np.bool_]:
+    """The symbols the kind, language and path filters allow (whatever their words)."""
+    allowed = np.ones(len(data.ids), dtype=bool)
+    if kind:
+        allowed &= data.kinds == kind
+    if language:
+        allowed &= data.languages == language.lower()
+    if path_glob:
+        paths = np.array([glob_match(p, path_glob) for p in data.unique_paths], dtype=bool)
+        allowed &= paths[data.path_ids]
+    return allowed
+
+
+def _fuse(
+    data: RankData,
+    sims: NDArray[np.float32],
+    scores: NDArray[np.float32],
+    top: NDArray[np.intp],
+    allowed: NDArray[np.bool_],
+    auxiliary: NDArray[np.bool_] | None,
+    terms: list[str],
+) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
+    """BM25 fused with embedding similarity over the BM25 candidates and the nearest symbols.
+
+    Both sides are scaled to [0, 1] over the candidates. A symbol whose name the query
+    spells out (every part of its name is a query word) keeps its BM25 lead: fusion
+    must not lose what keywords already find.
+    """
+    sims = np.where(allowed, sims, -1.0).astype(np.float32)
+    if auxiliary is not None:
+        sims = np.where(auxiliary, sims * AUX_PENALTY, sims).astype(np.float32)
+    depth = min(DENSE_DEPTH, int(allowed.sum()))
+    if depth == 0:
+        return top, scores
+    near = np.argpartition(-sims, depth - 1)[:depth]
+    cand = np.union1d(top, near[sims[near] > 0])
+    best = float(scores[top].max()) if top.size else 0.0
+    lex = scores[cand] / best if best > 0 else np.zeros(cand.size, dtype=np.float32)
+    dense = sims[cand]
+    lo, hi = float(np.percentile(dense, 10)), float(dense.max())
+    dense = np.clip((dense - lo) / max(hi - lo, 1e-9), 0.0, 1.0)
+    fused = (1 - DENSE_WEIGHT) * lex + DENSE_WEIGHT * dense
+    wanted = set(terms)
+    # A short query that spells a name, or a long one spelling a name of two words or more
+    # (`send file` -> sendFile): the name is what was asked for.
+    least = 1 if len(wanted) <= SHORT_QUERY else 2
+    spelled = np.array([len(p) >= least and p <= wanted
+                        for p in (name_parts(data.names[d]) for d in cand.tolist())])
+    fused = np.where(spelled, fused + 1.0, fused)
+    if top.size >= 2:  # a clear BM25 winner keeps first place
+        first, second = np.sort(scores[top])[-2:][::-1]
+        if second <= CONFIDENT_MARGIN * first:
+            fused[np.searchsorted(cand, top[np.argmax(scores[top])])] += 1.0
+    out = scores.copy()
+    out[cand] = fused.astype(np.float32)
+    return cand, out
+
+
+def _miscased(typed: str, name: str, qualname: str) -> bool:
+    """`poly` for a query `Poly`: the same letters in another case. (`send_file` for
+    `sendFile` is not: separators are spelling, not case.)"""
+    same = [n for n in (name, qualname) if n.lower() == typed.lower()]
+    return bool(same) and typed not in same
+
+
+def _asks_aux(query: str) -> bool:
+    """The query asks for tests, examples or docs (`--path` aside)."""
+    words = re.findall(r"[a-z_]+", query.lower())
+    long = len(words) >= 4 and levers.on("auxverbs")
+    return any(w in _AUX_QUERY_WORDS and not (long and w in _AUX_VERBS) for w in words)
+
+
+def _exact_names(names: list[str], qualnames: list[str], paths: list[str]) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
+    exports = levers.on("exports")
     for doc, (name, qual) in enumerate(zip(names, qualnames, strict=True)):
-        for key in dict.fromkeys((compact(name), compact(qual))):
+        keys = [compact(name), compact(qual)]
+        if exports and qual.startswith(("module.exports.", "exports.")):
+            # `module.exports.load` in settings.js is `settings.load` to its readers
+            stem_name = paths[doc].rsplit("/", 1)[-1].split(".", 1)[0]
+            keys.append(compact(f"{stem_name}.{name}"))
+        for key in dict.fromkeys(keys):
             if key:
                 out.setdefault(key, []).append(doc)
+    return out
+
+
+def _families(
+    names: list[str], qualnames: list[str], kinds: list[str], signatures: list[str], aux: list[bool]
+) -> NDArray[np.int32]:
+    """A family number per symbol: union of symbols sharing a kind and qualified name
+    (overloads, accessors, cfg variants, a prototype and its definition), or a callable's
+    name with its exact signature (implementations of one interface or trait method).
+    A test never joins a library symbol's family: it is not another copy of it."""
+    parent = list(range(len(names)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[tuple[str, ...], int] = {}
+    for doc, (name, qual, kind, sig) in enumerate(zip(names, qualnames, kinds, signatures, strict=True)):
+        side = "aux" if aux[doc] else "lib"
+        keys: list[tuple[str, ...]] = [("q", side, kind, qual)]
+        if kind in CALLABLE_KINDS and len(sig) >= MIN_FOLD_SIGNATURE and not name.startswith("__"):
+            keys.append(("s", side, name, " ".join(sig.split())))
+        for key in keys:
+            other = owner.setdefault(key, doc)
+            if other != doc:
+                parent[find(doc)] = find(other)
+    return np.array([find(i) for i in range(len(names))], dtype=np.int32)
+
+
+def _priors(bm25: SparseBM25, names: list[str]) -> NDArray[np.float32]:
+    """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down."""
+    out = np.ones(len(names), dtype=np.float32)
+    n = max(len(names), 2)
+    scale = REFERENCE_PRIOR / float(np.log1p(n))
+    for doc, name in enumerate(names):
+        parts = split_identifier(name)
+        if not parts:
+            continue
+        key = name.lower().replace("_", "") if len(parts) > 1 else stem(parts[0])
+        out[doc] += scale * float(np.log1p(bm25.df(key)))
+        if name.startswith(("_", "#")) and not name.startswith("__"):
+            out[doc] *= PRIVATE_PRIOR
     return out
 
 

@@ -14,7 +14,7 @@ from itertools import chain, islice
 from typing import TypeVar
 
 #: Bump when tokenizing changes: stored terms must match query terms.
-TERMS_VERSION = 2
+TERMS_VERSION = 4
 
 _NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -138,6 +138,20 @@ def body_terms(source: bytes, limit: int) -> list[str]:
     return list(islice(terms, limit))
 
 
+def literal_terms(source: bytes, limit: int) -> list[str]:
+    """Distinct numbers of three or more digits in a body (`204`, `16384`, `8080`): status
+    codes, ports and limits that people type, which identifiers never carry."""
+    return [n.decode("ascii") for n in islice(dict.fromkeys(_NUMBER.findall(source)), limit)]
+
+
+def callee_terms(source: bytes, limit: int) -> list[str]:
+    """Distinct terms of the names a body calls (`foo(`, `obj.bar(`), keywords dropped:
+    what a function does is told by what it calls more than by its local names."""
+    words = dict.fromkeys(_CALLEE.findall(source))
+    terms = dict.fromkeys(chain.from_iterable(map(_BODY_TERMS.__getitem__, words)))
+    return list(islice(terms, limit))
+
+
 def _word_terms(word: str) -> tuple[tuple[str, str], ...]:
     """(term, source part) pairs for one identifier."""
     parts = split_identifier(word)
@@ -178,6 +192,8 @@ _PROSE_TERMS: _WordTable[str] = _WordTable(
 )
 _BODY_TERMS: _WordTable[bytes] = _WordTable(lambda word: _TERMS_NO_KEYWORDS[word.decode("ascii")])
 _BODY_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(rb"(?<![\w.])[1-9][0-9]{2,5}(?![\w.])")
+_CALLEE = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 
 
 def query_terms(query: str) -> list[str]:

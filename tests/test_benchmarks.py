@@ -353,3 +353,22 @@ def test_charts_draw_the_runs_figures(tmp_path: Path) -> None:
     written = charts.draw(results, tmp_path)
     assert [p.name for p in written] == [charts.TOKENS_PNG, charts.PRECISION_PNG]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
+
+
+def test_intent_query_set_is_well_formed(tmp_path: Path) -> None:
+    """Issue 14's labelled set: 60+ intent and config queries over 5+ repositories in 4+
+    languages, 20+ queries on large repositories, every repository pinned to a commit."""
+    from benchmarks.intent import IntentFileError, load_intent_queries
+
+    repos, queries = load_intent_queries()
+    main = [q for q in queries if q.set == "main" and q.style in ("intent", "config")]
+    assert len(main) >= 60
+    assert len({q.repo for q in main}) >= 5 and len({repos[q.repo]["language"] for q in main}) >= 4
+    large = [q for q in queries if q.set == "large"]
+    assert len(large) >= 20 and len({q.repo for q in large}) >= 2
+    assert all(len(r["commit"]) == 40 for r in repos.values())
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"repos": repos, "queries": [
+        {"set": "main", "repo": "express", "style": "intent", "query": "q", "targets": ["no-separator"]}]}))
+    with pytest.raises(IntentFileError, match="path::qualname"):
+        load_intent_queries(bad)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from symscope.core.errors import BadQueryError
@@ -173,3 +177,228 @@ def test_a_repo_of_one_symbol_can_be_searched(tmp_path: Path) -> None:
     with Index.open(tmp_path / "repo", tmp_path / "idx") as index:
         index.update(processes=1)
         assert [h.symbol.name for h in index.search("lonely function")] == ["lonely_function"]
+
+
+# -- issue 14: plain-English search levers -------------------------------------------------
+
+
+@pytest.fixture
+def levers_repo(write_repo, tmp_path: Path) -> Index:  # type: ignore[no-untyped-def]
+    root = write_repo({
+        "pkg/shapes.py": '''
+            from typing import overload
+
+
+            class Poly:
+                """A polynomial."""
+
+                @property
+                def degree(self):
+                    return self._degree
+
+                @degree.setter
+                def degree(self, value):
+                    self._degree = value
+
+
+            def poly(expr):
+                return Poly()
+
+
+            @overload
+            def coerce(value: int, strict_mode: bool = False) -> int: ...
+            @overload
+            def coerce(value: str, strict_mode: bool = False) -> str: ...
+            def coerce(value, strict_mode=False):
+                return value
+            ''',
+        "pkg/status.py": '''
+            EMAIL_RE = r"^[^@]+@[^@]+$"
+
+
+            def check_email(address):
+                """Reject an address that does not look like user@host."""
+                if not re.match(EMAIL_RE, address):
+                    raise ValueError(address)
+
+
+            def body_allowed(code):
+                return not (code < 200 or code in {204, 205, 304})
+
+
+            def filename(path):
+                return path.rsplit("/", 1)[-1]
+
+
+            def random_delay(base):
+                return base * random.random()
+
+
+            def pre_ping(conn):
+                """Check a pooled connection before it is handed out."""
+                return conn.execute("SELECT 1")
+            ''',
+        "tests/test_pool.py": '''
+            def test_pre_ping_connection_pool():
+                """Test a pooled connection with a ping before it is handed out."""
+                assert pool.ping_connection_pool()
+            ''',
+        "codec/lines.rs": '''
+            impl Decoder for LinesCodec {
+                fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<String>, Error> {
+                    Ok(None)
+                }
+            }
+            ''',
+        "codec/bytes.rs": '''
+            impl Decoder for BytesCodec {
+                fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<String>, Error> {
+                    Ok(Some(buf.split()))
+                }
+            }
+            ''',
+        "web/settings.js": '''
+            module.exports = {
+              load: function (file) { return readConfig(file); },
+            };
+            ''',
+        "web/app.js": '''
+            /** Load the settings, then merge the settings from the environment. */
+            function loadSettings(settings) {
+              return merge(settings, load(settings.path), process.env.SETTINGS);
+            }
+            ''',
+    })
+    ix = Index.open(root, tmp_path / "lever-idx")
+    ix.update(processes=1)
+    return ix
+
+
+def test_case_exact_name_beats_same_letters(levers_repo: Index) -> None:
+    assert levers_repo.search("Poly", limit=3)[0].symbol.id == "pkg/shapes.py::Poly#class"
+    assert levers_repo.search("poly", limit=3)[0].symbol.id == "pkg/shapes.py::poly#function"
+
+
+def test_families_fold_into_one_hit(levers_repo: Index) -> None:
+    # a property's getter and setter: one hit, the other in `duplicates`
+    hits = levers_repo.search("degree", limit=5)
+    degree = [h for h in hits if h.symbol.name == "degree"]
+    assert len(degree) == 1 and len(degree[0].duplicates) == 1
+    # overload stubs and their implementation
+    coerce = [h for h in levers_repo.search("coerce strict mode", limit=5) if h.symbol.name == "coerce"]
+    assert len(coerce) == 1 and len(coerce[0].duplicates) == 2
+    # two implementations of one trait method (same name and signature) in different files
+    decode = [h for h in levers_repo.search("decode buf", limit=5) if h.symbol.name == "decode"]
+    assert len(decode) == 1
+    assert {decode[0].symbol.path, *(d.split("::")[0] for d in decode[0].duplicates)} == {
+        "codec/lines.rs", "codec/bytes.rs"}
+
+
+def test_numbers_in_a_body_are_searchable(levers_repo: Index) -> None:
+    assert levers_repo.search("responses 204 or 304", limit=1)[0].symbol.name == "body_allowed"
+
+
+def test_absent_word_tries_the_repos_spelling(levers_repo: Index) -> None:
+    # "randomized" is not in the repo; "random" is
+    assert levers_repo.search("randomized", limit=1)[0].symbol.name == "random_delay"
+
+
+def test_adjacent_words_match_a_compound_name(levers_repo: Index) -> None:
+    assert levers_repo.search("file name", limit=1)[0].symbol.name == "filename"
+
+
+def test_helper_constant_ranks_below_the_function_applying_it(levers_repo: Index) -> None:
+    names = [h.symbol.name for h in levers_repo.search("where is the email validated", limit=5)]
+    assert names.index("check_email") < names.index("EMAIL_RE")
+
+
+def test_test_as_a_verb_does_not_ask_for_test_files(levers_repo: Index) -> None:
+    top = levers_repo.search("test a pooled connection with a ping before handing it out", limit=1)[0]
+    assert top.symbol.name == "pre_ping"
+    assert levers_repo.search("ping connection pool tests", limit=1)[0].symbol.path == "tests/test_pool.py"
+
+
+def test_module_exports_member_answers_to_the_module_name(levers_repo: Index) -> None:
+    assert levers_repo.search("settings.load", limit=1)[0].symbol.qualname == "module.exports.load"
+
+
+def test_literal_and_callee_terms() -> None:
+    from symscope.core.terms import callee_terms, literal_terms
+
+    body = b"if code in {204, 304, 1.5}: return obj.sleep(backoff_delay) + wait (x); port = 8080"
+    assert literal_terms(body, 10) == ["204", "304", "8080"]
+    assert callee_terms(body, 10) == ["sleep", "wait"]
+
+
+def _stand_in_encoder(texts: list[str]) -> np.ndarray:  # type: ignore[type-arg]
+    """A tiny deterministic 'model': words hashed into 512 dimensions, with a few synonyms
+    sharing a dimension, so meaning can be tested without the real one."""
+    same = {"probe": "ping", "liveness": "ping", "alive": "ping", "handle": "connection"}
+    out = np.zeros((len(texts), 512), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for word in re.findall(r"[a-z]+", text.lower()):
+            word = same.get(word, word)
+            out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % 512] += 1.0
+        out[i] /= max(float(np.linalg.norm(out[i])), 1e-9)
+    return out
+
+
+def test_hybrid_search_is_incremental_and_keeps_exact_names(
+    levers_repo: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from symscope.core import semantic
+
+    calls: list[int] = []
+
+    def encode(cls: object, texts: list[str]) -> np.ndarray:  # type: ignore[type-arg]
+        calls.append(len(texts))
+        return _stand_in_encoder(texts)
+
+    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(encode))
+    query = "liveness probe"
+    before = [h.symbol.name for h in levers_repo.search(query, limit=3)]
+    assert before == []  # BM25 alone: no word of the query is in the repo
+    monkeypatch.setattr(semantic, "available", lambda: False)
+    first = semantic.update(levers_repo)
+    assert first.embedded == first.symbols > 0  # library symbols only: tests are left to BM25
+    assert first.symbols == sum(1 for i in levers_repo.searcher.data().ids if not i.startswith("tests/"))
+    # without the extra installed, stored vectors change nothing
+    assert [h.symbol.name for h in levers_repo.search(query, limit=3)] == before
+    monkeypatch.setattr(semantic, "available", lambda: True)
+    assert levers_repo.search(query, limit=1)[0].symbol.name == "pre_ping"
+    assert levers_repo.search("Poly", limit=1)[0].symbol.id == "pkg/shapes.py::Poly#class"
+    # only changed symbols are embedded again
+    calls.clear()
+    assert semantic.update(levers_repo).embedded == 0 and calls == []
+    status = levers_repo.root / "pkg/status.py"
+    status.write_text(status.read_text() + "\n\ndef brand_new():\n    return 1\n")
+    levers_repo.update(processes=1)
+    assert semantic.update(levers_repo).embedded == 1
+
+
+def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    """`symscope index --semantic` says plainly when the extra is missing, embeds when it is
+    there, and later plain `index` runs keep the stored vectors current."""
+    from symscope.core import cli, semantic
+
+    root, idx = str(levers_repo.root), str(levers_repo.index_dir)
+    levers_repo.close()
+    monkeypatch.setattr(semantic, "available", lambda: False)
+    assert cli.main(["index", root, "--index-dir", idx, "--semantic"]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "symscope[semantic]" in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (levers_repo.index_dir / semantic.VECTORS_FILE).exists()
+
+    monkeypatch.setattr(semantic, "available", lambda: True)
+    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
+    assert cli.main(["index", root, "--index-dir", idx, "--semantic", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["semantic"]
+    assert first["embedded"] == first["symbols"] > 0
+    status = levers_repo.root / "pkg/status.py"
+    status.write_text(status.read_text() + "\n\ndef brand_new():\n    return 1\n")
+    assert cli.main(["index", root, "--index-dir", idx, "--json"]) == 0  # no flag: vectors exist
+    assert json.loads(capsys.readouterr().out)["semantic"]["embedded"] == 1
+    assert cli.main(["search", "liveness probe", "--repo", root, "--index-dir", idx, "--json",
+                     "--limit", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["name"] == "pre_ping"

