@@ -21,6 +21,7 @@ LEVERS = frozenset({
     "callees",  # the names a body calls count twice
     "auxverbs",  # "test", "sample" used as verbs in a long query do not ask for test files
     "exports",  # `module.exports` members answer to the module's name
+    "thesaurus",  # everyday words add the code words they mean (`ajax` -> `xhr`), weaker
 })
 
 OFF: frozenset[str] = frozenset(

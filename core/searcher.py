@@ -27,6 +27,7 @@ from symscope.core.models import CALLABLE_KINDS, SearchHit
 from symscope.core.rank import BM25Builder, SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.terms import compact, name_parts, query_terms, split_identifier, stem
+from symscope.core.thesaurus import related_terms
 
 if TYPE_CHECKING:
     from symscope.core.semantic import DenseIndex
@@ -54,10 +55,12 @@ REFERENCE_PRIOR = 0.15
 PRIVATE_PRIOR = 0.9
 #: Constants and regexes keep this share: "where is X validated" means the function that applies them.
 HELPER_PRIOR = 0.7
+#: Weight of a code word the thesaurus supplies for a query word (`ajax` -> `xhr`).
+THESAURUS_WEIGHT = 0.4
 #: Weight of a repo word standing in for a query word the repo never uses.
 NEIGHBOUR_WEIGHT = 0.6
 #: Hybrid search (the `semantic` extra): weight of the embedding similarity against BM25 ...
-DENSE_WEIGHT = 0.5
+DENSE_WEIGHT = 0.65
 #: ... over this many nearest symbols by embedding, added to the BM25 candidates.
 DENSE_DEPTH = 50
 #: BM25's best is confident when the runner-up scores at most this share of it.
@@ -333,6 +336,15 @@ class Searcher:
                     if near not in out:
                         out.append(near)
                         boosts.append(NEIGHBOUR_WEIGHT)
+        if levers.on("thesaurus"):
+            # A keyword query's words mean what they say; a sentence's may be the reader's own
+            # words for the code's. A word the repo never uses is always worth translating.
+            typed = re.findall(r"[a-z0-9]+", query.lower())
+            absent = [w for w in typed if not any(t in vocab for t in query_terms(w))]
+            for near in related_terms(query, None if len(terms) > SHORT_QUERY else absent):
+                if near in vocab and near not in out:
+                    out.append(near)
+                    boosts.append(THESAURUS_WEIGHT)
         if levers.on("compounds"):
             words = re.findall(r"[a-z0-9]+", query.lower())
             for a, b in itertools.pairwise(words):

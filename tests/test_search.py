@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from symscope.core import levers
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
 from symscope.core.searcher import is_auxiliary
@@ -355,6 +356,7 @@ def test_hybrid_search_is_incremental_and_keeps_exact_names(
         return _stand_in_encoder(texts)
 
     monkeypatch.setattr(semantic.Encoder, "encode", classmethod(encode))
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))  # it knows probe means ping
     query = "liveness probe"
     before = [h.symbol.name for h in levers_repo.search(query, limit=3)]
     assert before == []  # BM25 alone: no word of the query is in the repo
@@ -392,6 +394,7 @@ def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
 
     monkeypatch.setattr(semantic, "available", lambda: True)
     monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
     assert cli.main(["index", root, "--index-dir", idx, "--semantic", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)["semantic"]
     assert first["embedded"] == first["symbols"] > 0
