@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 
 #: Bump when core/parse.py changes what it extracts for the same source.
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,10 @@ class LanguageSpec:
     file_symbol: str | None = None
     """Kind of a symbol that is the whole file, named after it (a Vue/Svelte component: `Button`
     for `Button.vue`); the file's top-level symbols are its children but keep plain qualnames."""
+    resync: str | None = None
+    """A regex (multiline: `^` is a line start) matching the lines that start a top-level
+    definition or statement (SQL `CREATE`, Objective-C `@implementation`): where a parse is
+    damaged, the file is parsed again in parts cut at those lines (see `repair`)."""
 
     def query_source(self) -> str:
         """The tags query that defines this language's symbols."""
@@ -79,6 +83,7 @@ def all_languages() -> dict[str, LanguageSpec]:
             attached=frozenset(entry.get("attached", ())),
             merge_clauses=bool(entry.get("merge_clauses", False)),
             file_symbol=entry.get("file_symbol"),
+            resync=entry.get("resync"),
             comments=frozenset(entry.get("comments", ())),
             clause_terminators=frozenset(entry.get("clause_terminators", ())),
             verbatim_names=bool(entry.get("verbatim_names", False)),

@@ -40,6 +40,16 @@ Query conventions (see `queries/*.scm`):
   symbol: an anonymous callback such as Svelte's `$effect(() => {..})`, whose
   helper functions are not indexed (like anything in a function body).
 
+A file whose parse has errors is repaired first (`repair.py`; files without errors
+are untouched): an error's lines are blanked and parsed again when that lowers the
+damage without costing a definition (PowerShell's `$x = {}`, Fortran's
+`write(unit, fmt) "..."`), and with `"resync"` in `languages.json` the damaged part
+of the file is parsed again in pieces cut at the lines the regex matches. The
+extractor still slices every name, signature and doc from the original bytes, and
+`Extraction.has_errors` still reports the original parse's errors. A query may
+match an `ERROR` node the grammar leaves around a statement it does not know (SQL's
+`CREATE EVENT TRIGGER`): anchor it on the statement's own first tokens.
+
 Nested parses keep the file's byte offsets and line numbers, nest by range like
 everything else (an `impl` inside a macro gives `TcpListener.bind`), and may
 nest themselves up to `MAX_NESTING` levels.
@@ -90,6 +100,12 @@ Options in `languages.json` (besides `wrappers` and `attached`):
   Nim operators); only quoting is removed. `@name.verbatim` does it for one name.
 * `"comments": ["<node type>"]` -- node types that are comments although their
   type does not say `comment` (Haskell's `haddock`).
+* `"resync": "<regex>"` -- lines that start a top-level definition or statement
+  (SQL `(?i)^(create|alter|...)\\b`, Objective-C `^@(interface|implementation|protocol)\\b`),
+  matched with `re.MULTILINE` so `^` is a line start. Where a parse is damaged,
+  `repair.py` parses the damaged part again in pieces cut at these lines (and the
+  comments directly above them), so one statement the grammar rejects cannot take
+  the rest of the file with it. Pick lines that cannot start inside a body.
 * `"file_symbol": "<kind>"` -- the file itself is a symbol of that kind, named
   after the file without its extension (`Button.vue` -> `Button`), spanning the
   whole file. Its top-level symbols are its children (outline nesting) but keep
@@ -101,15 +117,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import NamedTuple
 
-from tree_sitter import Node, Parser, Query, QueryCursor, Range
+from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
 from symscope.core.hashing import content_hash
 from symscope.core.languages import LanguageSpec, resolve_language
 from symscope.core.models import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
+from symscope.core.repair import recover
 from symscope.core.tokens import count_file_and_spans
 
 MAX_SIGNATURE = 160
@@ -379,7 +396,7 @@ def _leading(source: bytes, anchor: Node, spec: LanguageSpec, misread: set[tuple
             if inner is None:
                 break
             host, prev, is_comment = prev, inner, True  # `inner` ends on `prev`'s last line
-        if gap == 1 and not (is_comment and _is_doc_block(prev) and not comments):
+        if gap == 1 and not (is_comment and _is_doc_block(source, prev) and not comments):
             break  # a blank line separates it, except below a `/** ... */` doc block
         before = _prev(prev)
         prev_start_row = prev.start_point.row
@@ -404,8 +421,9 @@ def _leading(source: bytes, anchor: Node, spec: LanguageSpec, misread: set[tuple
     return _Lead(start_byte, start_row, comments, cut)
 
 
-def _is_doc_block(node: Node) -> bool:
-    text = node.text or b""
+def _is_doc_block(source: bytes, node: Node) -> bool:
+    # From `source`, not `node.text`: a repaired tree was parsed from a blanked copy.
+    text = source[node.start_byte : node.start_byte + 4]
     return text.startswith(b"/**") and not text.startswith(b"/***")
 
 
@@ -783,6 +801,51 @@ def _trim(pending: list[_Pending], host_start: int, end_byte: int, end_row: int)
             entry.end_byte, entry.end_row = end_byte, max(end_row, entry.start_row)
 
 
+def _definition_spans(
+    spec: LanguageSpec, root: Node, window: tuple[int, int]
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """Name span -> definition span of every definition and scope the query finds under `root`
+    (what `repair` checks a blanked parse keeps)."""
+    found: dict[tuple[int, int], tuple[int, int]] = {}
+    cursor = QueryCursor(_query(spec))
+    cursor.set_byte_range(*window)
+    for _, caps in cursor.matches(root):
+        def_key = _definition_capture(caps)
+        names = caps.get("name.verbatim") or caps.get("name")
+        if def_key is None or not names:
+            continue
+        node = _anchor(caps[def_key][0], spec.wrappers)
+        end = max([node.end_byte] + [b.end_byte for b in caps.get("body", ())])
+        key = (names[0].start_byte, names[0].end_byte)
+        old = found.get(key)
+        if old is None or old[1] - old[0] < end - node.start_byte:
+            found[key] = (node.start_byte, end)
+    return found
+
+
+def _recovered_candidates(
+    source: bytes, spec: LanguageSpec, tree: Tree, comments: set[tuple[int, int]]
+) -> tuple[list[_Candidate], list[Import], bool]:
+    """Candidates and imports of a file whose parse has errors, from the trees `repair` recovers
+    (the whole file's root, blanked where that helped, or its undamaged part plus pieces)."""
+    recovery = recover(source, spec, tree, partial(_definition_spans, spec))
+    cands: list[_Candidate] = []
+    imports: list[Import] = []
+    embed_errors = False
+    for region in recovery.regions:
+        more, more_imports, more_errors = _candidates(source, spec, region.root, comments)
+        if region.dropped:  # parsed again in pieces: the pieces' candidates replace these
+            dropped = region.dropped
+            more = [c for c in more if not any(a <= c.anchor.start_byte < b for a, b in dropped)]
+            lines = [(source.count(b"\n", 0, a) + 1, source.count(b"\n", 0, b) + 1) for a, b in dropped]
+            more_imports = [i for i in more_imports if not any(r0 <= i.line <= r1 for r0, r1 in lines)]
+        cands.extend(more)
+        imports.extend(more_imports)
+        embed_errors = embed_errors or more_errors
+    imports.sort(key=lambda i: i.line)
+    return cands, imports, embed_errors
+
+
 def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     """Extract every symbol and import of one file.
 
@@ -796,7 +859,10 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     """
     tree = _parser(spec.grammar).parse(source)
     misread_comments: set[tuple[int, int]] = set()
-    cands, imports, embed_errors = _candidates(source, spec, tree.root_node, misread_comments)
+    if tree.root_node.has_error:
+        cands, imports, embed_errors = _recovered_candidates(source, spec, tree, misread_comments)
+    else:
+        cands, imports, embed_errors = _candidates(source, spec, tree.root_node, misread_comments)
     cands.sort(key=lambda c: (c.anchor.start_byte, -c.end.end_byte, c.is_scope is False))
     definitions = {(c.node.start_byte, c.node.end_byte) for c in cands}
 

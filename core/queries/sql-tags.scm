@@ -51,3 +51,22 @@
 (create_type (keyword_type) . (object_reference name: (identifier) @name) (column_definitions)) @definition.struct
 
 (create_schema [(keyword_schema) (keyword_exists)] . (identifier) @name) @definition.module
+
+; Statements the grammar rejects as a whole, read from the ERROR that holds them (once a file is
+; parsed in pieces at its resync lines, such an ERROR is one statement). Only an ERROR that starts
+; with the statement's own keywords counts, so the name is still the one right after them.
+; A function whose plpgsql `BEGIN ... END` holds no statement (a stub):
+(ERROR . (keyword_create) . (keyword_function) . (object_reference schema: (identifier) @name)) @scope.module
+(ERROR . (keyword_create) . (keyword_function) . (object_reference name: (identifier) @name)) @definition.function
+(ERROR . (keyword_create) . (keyword_or) . (keyword_replace) . (keyword_function)
+  . (object_reference schema: (identifier) @name)) @scope.module
+(ERROR . (keyword_create) . (keyword_or) . (keyword_replace) . (keyword_function)
+  . (object_reference name: (identifier) @name)) @definition.function
+; `CREATE EVENT TRIGGER name ON event EXECUTE FUNCTION f()`, which the grammar does not know: the
+; EVENT keyword lands in a nested ERROR (or an empty one) before TRIGGER.
+(ERROR . (keyword_create) . (ERROR . (keyword_trigger) . (object_reference name: (identifier) @name)))
+  @definition.function
+(ERROR . (keyword_create) . (ERROR) . (keyword_trigger) . (object_reference name: (identifier) @name))
+  @definition.function
+(ERROR . (keyword_create) . (ERROR) . (keyword_trigger) . (ERROR . (object_reference name: (identifier) @name)))
+  @definition.function
