@@ -8,7 +8,7 @@ from symscope.core import levers
 from symscope.core.files import UnsafeFileError, read_file_inside
 from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
-from symscope.core.models import FileRecord, FileResult, Symbol
+from symscope.core.models import CALLABLE_KINDS, FileRecord, FileResult, Symbol
 from symscope.core.parse import extract
 from symscope.core.terms import (
     body_terms,
@@ -42,7 +42,9 @@ def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]
     name = identifier_terms(sym.name)
     prefix, _, _ = sym.qualname.rpartition(".")
     body = body_terms(source, MAX_BODY_TERMS)
-    if levers.on("callees"):
+    if levers.on("callees") and sym.kind in CALLABLE_KINDS:
+        # (a class's bag already holds every member's body: doubling its calls too would
+        # lift whole classes above the methods that do the work)
         body += callee_terms(source, MAX_CALLEES)
     if levers.on("literals"):
         body += literal_terms(source, MAX_LITERALS)
