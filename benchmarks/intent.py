@@ -17,6 +17,7 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -238,7 +239,7 @@ def markdown(result: dict[str, Any], records: Sequence[dict[str, Any]], hybrid: 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.intent", description=__doc__.split("\n")[0])
     p.add_argument("corpora", type=Path)
-    p.add_argument("--cache-dir", type=Path, default=Path("/tmp/symscope-intent"))
+    p.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "symscope-intent")
     p.add_argument("--repos", default="", help="comma-separated subset of repos")
     p.add_argument("--set", choices=SETS, default=None)
     p.add_argument("--guard", action="store_true", help="also run queries.json and the study queries")

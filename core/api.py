@@ -121,6 +121,18 @@ def report_json(index: Index, report: IndexReport) -> Json:
 # -- operations --------------------------------------------------------------------------
 
 
+def refresh_vectors(index: Index, force: bool = False) -> Json | None:
+    """Embed the symbols whose text changed (the `semantic` extra's hybrid search), when asked
+    to or when the index already has vectors; `None` when there is nothing to do or the extra
+    is not installed."""
+    from symscope.core import semantic
+
+    if not (force or (index.index_dir / semantic.VECTORS_FILE).exists()) or not semantic.available():
+        return None
+    report = semantic.update(index)
+    return {"symbols": report.symbols, "embedded": report.embedded, "seconds": round(report.seconds, 2)}
+
+
 def search_hits(
     index: Index,
     query: str,

@@ -220,7 +220,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
                 return fail("hybrid search needs the semantic extra: pip install 'symscope[semantic]'",
                             EXIT_USAGE)
         data = api.report_json(index, index.update(**kwargs))
-        embedded = _refresh_vectors(index, force=args.semantic)
+        embedded = api.refresh_vectors(index, force=args.semantic)
         if embedded is not None:
             data["semantic"] = embedded
     if args.json:
@@ -244,17 +244,6 @@ def _cmd_index(args: argparse.Namespace) -> int:
              f"in {sem['seconds']:.1f}s")
     _out(f"  index: {data['index']}  (--json lists every skipped file)")
     return 0
-
-
-def _refresh_vectors(index: Index, force: bool) -> dict[str, Any] | None:
-    """Embed what changed, when asked to or when the index already has vectors (the extra's
-    hybrid search); `None` when there is nothing to do or the extra is not installed."""
-    from symscope.core import semantic
-
-    if not (force or (index.index_dir / semantic.VECTORS_FILE).exists()) or not semantic.available():
-        return None
-    report = semantic.update(index)
-    return {"symbols": report.symbols, "embedded": report.embedded, "seconds": round(report.seconds, 2)}
 
 
 def _cmd_search(args: argparse.Namespace) -> int:

@@ -235,14 +235,8 @@ class Searcher:
         scores = data.bm25.get_scores(terms, boosts)
         # A term in exactly half the symbols weighs zero in Okapi BM25 (tiny repos): a symbol
         # holding a query word is still a result, ranked after those with weight.
-        mask = (scores > 0) | data.bm25.matches(terms)
-        if kind:
-            mask &= data.kinds == kind
-        if language:
-            mask &= data.languages == language.lower()
-        if path_glob:
-            allowed = np.array([glob_match(p, path_glob) for p in data.unique_paths], dtype=bool)
-            mask &= allowed[data.path_ids]
+        filters = _filter_mask(data, kind, language, path_glob)
+        mask = ((scores > 0) | data.bm25.matches(terms)) & filters
         asks_aux = _asks_aux(query)
         if not path_glob and not asks_aux:
             scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores)
@@ -273,7 +267,6 @@ class Searcher:
             helpers = top[data.kinds[top] == "constant"]
             scores[helpers] *= HELPER_PRIOR
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
-            filters = _filter_mask(data, kind, language, path_glob)
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
                                 None if path_glob or asks_aux else data.auxiliary, terms)
         # exact names (the typed case before other cases of the same letters), score, index order
@@ -326,6 +319,7 @@ class Searcher:
         (`file name` -> `filename`, `read lines` -> `readlines`).
         """
         vocab = data.bm25.vocab
+        words = re.findall(r"[a-z0-9]+", query.lower())
         out = list(dict.fromkeys(terms))
         boosts = [1.0] * len(out)
         if levers.on("neighbours"):
@@ -339,14 +333,13 @@ class Searcher:
         if levers.on("thesaurus"):
             # A keyword query's words mean what they say; a sentence's may be the reader's own
             # words for the code's. A word the repo never uses is always worth translating.
-            typed = re.findall(r"[a-z0-9]+", query.lower())
-            absent = [w for w in typed if not any(t in vocab for t in query_terms(w))]
-            for near in related_terms(query, None if len(terms) > SHORT_QUERY else absent):
+            chosen = None if len(terms) > SHORT_QUERY else [
+                w for w in words if not any(t in vocab for t in query_terms(w))]
+            for near in related_terms(query, chosen):
                 if near in vocab and near not in out:
                     out.append(near)
                     boosts.append(THESAURUS_WEIGHT)
         if levers.on("compounds"):
-            words = re.findall(r"[a-z0-9]+", query.lower())
             for a, b in itertools.pairwise(words):
                 # only the stemmed form: the unstemmed one is also every `a_b` name's whole term
                 joined = stem(a + b)
