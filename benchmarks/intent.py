@@ -116,7 +116,7 @@ def _summary(scores: Sequence[QueryScore], tokens: Sequence[int]) -> dict[str, A
 
 
 #: Levers that change what is indexed: turning one off needs an index of its own.
-INDEX_LEVERS = frozenset({"literals", "callees"})
+INDEX_LEVERS = frozenset({"literals", "callees", "members"})
 
 
 def open_index(corpora: Path, cache_dir: Path, repo: str) -> tuple[Index, dict[str, Any]]:

@@ -28,7 +28,9 @@ MAX_CALLEES = 60
 _WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
-def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]:
+def symbol_terms(
+    sym: Symbol, source: bytes, path_terms: list[str], members: list[Symbol] | None = None
+) -> list[str]:
     """The weighted bag of search terms for one symbol (weights by repetition).
 
     The body's numbers and the names it calls are added to its identifiers: a query
@@ -48,6 +50,8 @@ def symbol_terms(sym: Symbol, source: bytes, path_terms: list[str]) -> list[str]
         body += callee_terms(source, MAX_CALLEES)
     if levers.on("literals"):
         body += literal_terms(source, MAX_LITERALS)
+    if members:
+        body += list(dict.fromkeys(t for m in members for t in identifier_terms(m.name)))
     return [
         *name * 4,
         *identifier_terms(prefix) * 2,
@@ -103,11 +107,34 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str, root: str | No
     )
     extras: list[tuple[str, str]] = []
     path_terms = identifier_terms(path.rsplit(".", 1)[0].replace("/", " "))
+    members: dict[str, list[Symbol]] = {}
+    if levers.on("members"):
+        for sym in result.symbols:
+            if sym.parent_id is not None:
+                members.setdefault(sym.parent_id, []).append(sym)
     for sym in result.symbols:
         raw = data[sym.start_byte : sym.end_byte]
-        terms = " ".join(symbol_terms(sym, raw, path_terms))
+        own = members.get(sym.id)
+        if own:
+            terms = " ".join(symbol_terms(sym, _without_members(data, sym, own), path_terms, own))
+        else:
+            terms = " ".join(symbol_terms(sym, raw, path_terms))
         extras.append((content_hash(raw.translate(None, _WHITESPACE)), terms))
     return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
+
+
+def _without_members(data: bytes, sym: Symbol, members: list[Symbol]) -> bytes:
+    """A container's own source with its members' bodies cut out: a class is found by its
+    name, docstring, fields and members' names, not by every word its methods use."""
+    out = bytearray()
+    pos = sym.start_byte
+    for m in sorted(members, key=lambda m: m.start_byte):
+        if m.start_byte < pos or m.end_byte > sym.end_byte:
+            continue
+        out += data[pos : m.start_byte]
+        pos = m.end_byte
+    out += data[pos : sym.end_byte]
+    return bytes(out)
 
 
 def repo_root_of(abspath: str, path: str) -> str | None:

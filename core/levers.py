@@ -21,6 +21,10 @@ LEVERS = frozenset({
     "callees",  # the names a body calls count twice
     "auxverbs",  # "test", "sample" used as verbs in a long query do not ask for test files
     "exports",  # `module.exports` members answer to the module's name
+    "members",  # a container's bag holds its members' names, not their bodies
+    "vendored",  # bundled third-party code (`deps/`) ranks below the repo's own
+    "softlen",  # long definitions are not sunk by BM25's length normalisation
+    "nesting",  # a class around a hit already listed (or a member of one) comes after the new ones
     "thesaurus",  # everyday words add the code words they mean (`ajax` -> `xhr`), weaker
 })
 

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 #: Bump when the pickled layout changes; old caches are then rebuilt.
-RANKER_VERSION = 7
+RANKER_VERSION = 8
 K1 = 1.2
 B = 0.75
 EPSILON = 0.25
@@ -63,8 +63,17 @@ class BM25Builder:
             length += freq
         self._spans[key] = (start, len(self._term_ids), length)
 
-    def build(self, order: Sequence[str], k1: float = K1, b: float = B) -> SparseBM25:
+    def build(
+        self, order: Sequence[str], k1: float = K1, b: float = B, length_power: float | None = None,
+        soft_docs: NDArray[np.bool_] | None = None,
+    ) -> SparseBM25:
         """The ranker over the documents named in `order` (document i is `order[i]`).
+
+        With `length_power` (below 1), a second set of weights softens length normalisation:
+        a document's length counts as avgdl x (length / avgdl) ** power, so a long definition
+        is not sunk below the small helpers around it (nor a short one lifted as far). A search
+        picks the set per query (`get_scores(..., soft=True)`). `soft_docs`, if given, limits
+        the softening to those documents (by position in `order`).
 
         A key in `order` that was never added is an empty document; one added but
         not in `order` is left out. Pairs stay where they were stored: each only
@@ -100,27 +109,39 @@ class BM25Builder:
         ranker.vocab = dict(self.vocab)
         ranker.avgdl = float(doc_len.sum() / n)
         idf = okapi_idf(df.astype(np.float64), n)
-        # In float64 (then stored as float32), in place: the scores match rank-bm25's to the bit
-        # of float32 without a second copy of every pair.
-        tf = freqs.astype(np.float64)
-        norm = doc_len[doc_ids]  # k1 * (1 - b + b * len / avgdl) + tf, in rank-bm25's order
-        norm *= b
-        norm /= ranker.avgdl or 1.0
-        norm += 1 - b
-        norm *= k1
-        norm += tf
-        weights = idf[term_ids]
-        weights *= tf
-        weights *= k1 + 1
-        weights /= norm
-        del norm, tf
-        weights32 = weights.astype(np.float32)
-        del weights
         by_term = np.argsort(term_ids, kind="stable")
         ranker.indptr = np.concatenate(([0], np.cumsum(df))).astype(np.int64)
+        ranker.weights = _okapi_weights(idf[term_ids], freqs, doc_len[doc_ids], ranker.avgdl, k1, b)[by_term]
+        if length_power is not None and ranker.avgdl > 0:
+            soft_len = ranker.avgdl * (doc_len / ranker.avgdl) ** length_power
+            if soft_docs is not None:
+                soft_len = np.where(soft_docs, soft_len, doc_len)
+            ranker.soft_weights = _okapi_weights(
+                idf[term_ids], freqs, soft_len[doc_ids], ranker.avgdl, k1, b
+            )[by_term]
         ranker.postings = doc_ids[by_term]
-        ranker.weights = weights32[by_term]
         return ranker
+
+
+def _okapi_weights(
+    idf: NDArray[np.float64], freqs: NDArray[np.int32], lengths: NDArray[np.float64], avgdl: float,
+    k1: float, b: float,
+) -> NDArray[np.float32]:
+    """Each (term, document) pair's BM25 weight, from the term's IDF, its frequency and the
+    document's length. In float64, in place, then float32: the scores match rank-bm25's to
+    the bit of float32 without another copy of every pair."""
+    tf = freqs.astype(np.float64)
+    norm = lengths.copy()  # k1 * (1 - b + b * len / avgdl) + tf, in rank-bm25's order
+    norm *= b
+    norm /= avgdl or 1.0
+    norm += 1 - b
+    norm *= k1
+    norm += tf
+    weights = idf.copy()
+    weights *= tf
+    weights *= k1 + 1
+    weights /= norm
+    return weights.astype(np.float32)
 
 
 def okapi_idf(df: NDArray[np.float64], corpus_size: int, epsilon: float = EPSILON) -> NDArray[np.float64]:
@@ -159,6 +180,8 @@ class SparseBM25:
         self.indptr = np.zeros(1, dtype=np.int64)
         self.postings = np.zeros(0, dtype=np.int32)
         self.weights = np.zeros(0, dtype=np.float32)
+        self.soft_weights: NDArray[np.float32] | None = None
+        """The weights with softened length normalisation, when built with a `length_power`."""
         if corpus:
             builder = BM25Builder()
             for i, doc in enumerate(corpus):
@@ -167,24 +190,26 @@ class SparseBM25:
             self.__dict__.update(built.__dict__)
 
     def get_scores(
-        self, query: Sequence[str], boosts: Sequence[float] | None = None
+        self, query: Sequence[str], boosts: Sequence[float] | None = None, soft: bool = False
     ) -> NDArray[np.float32]:
         """BM25 score of every document for the query terms (repeats count again).
 
         Args:
             query: The terms.
             boosts: A factor per term (an expansion counts for less than a word typed).
+            soft: Use the softened length normalisation, if it was built.
         """
         scores = np.zeros(self.corpus_size, dtype=np.float32)
+        table = self.soft_weights if soft and self.soft_weights is not None else self.weights
         for i, term in enumerate(query):
             idx = self.vocab.get(term)
             if idx is None:
                 continue
             lo, hi = self.indptr[idx], self.indptr[idx + 1]
             if boosts is None or boosts[i] == 1.0:
-                scores[self.postings[lo:hi]] += self.weights[lo:hi]
+                scores[self.postings[lo:hi]] += table[lo:hi]
             else:
-                scores[self.postings[lo:hi]] += self.weights[lo:hi] * np.float32(boosts[i])
+                scores[self.postings[lo:hi]] += table[lo:hi] * np.float32(boosts[i])
         return scores
 
     def df(self, term: str) -> int:

@@ -37,6 +37,9 @@ _AUX_SEGMENT = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
     r"docs?|docs_src|documentation|benchmarks?|tutorials?|scripts)(/|$)"
 )
+#: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
+_VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
+VENDORED_PRIOR = 0.5
 _AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
 _AUX_QUERY_WORDS = frozenset(
     ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
@@ -45,6 +48,11 @@ _AUX_QUERY_WORDS = frozenset(
 #: "sample random keys"), not a request for test or sample files.
 _AUX_VERBS = frozenset(["test", "sample", "example", "demo", "doc", "script", "bench", "fixture", "spec"])
 AUX_PENALTY = 0.3
+#: For queries of more than `SHORT_QUERY` terms, functions' and methods' length normalisation
+#: is softened to this power (see `BM25Builder.build`): the function that does what a
+#: sentence describes is often long. (A class is kept short by leaving its members' bodies
+#: out of its terms instead.)
+LENGTH_POWER = 0.5
 #: Top BM25 candidates re-scored by how much of their name the query covers.
 RERANK_DEPTH = 200
 NAME_COVERAGE_WEIGHT = 0.5
@@ -69,6 +77,8 @@ CONFIDENT_MARGIN = 0.7
 SHORT_QUERY = 3
 #: Weight of two adjacent query words joined (`read lines` -> `readlines`).
 COMPOUND_WEIGHT = 0.5
+#: Places a class moves down when one of its members is already listed above it.
+NEST_DELAY = 2
 #: A signature this short (`def run(self)`) says too little to fold two methods by.
 MIN_FOLD_SIGNATURE = 25
 #: Symbols whose terms are read back from the store at a time, when building.
@@ -111,6 +121,8 @@ class RankData:
     definition, implementations of one interface method) share a number: one hit shows them."""
     prior: NDArray[np.float32]
     """Query-independent factor: widely referenced definitions up, private ones a little down."""
+    parent: NDArray[np.int32]
+    """The enclosing symbol's document (a method's class), or -1."""
 
 
 class Searcher:
@@ -166,11 +178,13 @@ class Searcher:
         kinds: list[str] = []
         languages: list[str] = []
         signatures: list[str] = []
+        parent_ids: list[str | None] = []
         rows = self.store.query(
-            "SELECT id, path, kind, language, name, norm_hash, qualname, signature FROM symbols "
+            "SELECT id, path, kind, language, name, norm_hash, qualname, signature, parent_id FROM symbols "
             "ORDER BY path, ord"
         )
-        for sym_id, path, kind, language, name, norm_hash, qualname, signature in rows:
+        for sym_id, path, kind, language, name, norm_hash, qualname, signature, parent_id in rows:
+            parent_ids.append(parent_id)
             qualnames.append(qualname)
             signatures.append(signature)
             ids.append(sym_id)
@@ -189,7 +203,9 @@ class Searcher:
                 builder.add(sym_id, terms.split())
         unique_paths = sorted(set(paths))
         path_index = {p: i for i, p in enumerate(unique_paths)}
-        bm25 = builder.build(ids)
+        bm25 = builder.build(ids, length_power=LENGTH_POWER if levers.on("softlen") else None,
+                             soft_docs=np.array([k in CALLABLE_KINDS for k in kinds], dtype=bool))
+        position = {sym_id: doc for doc, sym_id in enumerate(ids)}
         data = RankData(
             ids=ids,
             paths=paths,
@@ -206,7 +222,8 @@ class Searcher:
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
             family=_families(names, qualnames, kinds, signatures, [is_auxiliary(p) for p in paths]),
-            prior=_priors(bm25, names),
+            prior=_priors(bm25, names, paths),
+            parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -231,8 +248,11 @@ class Searcher:
         data = self.data()
         if not data.ids:
             return []
+        sentence = len(set(terms)) > SHORT_QUERY
         terms, boosts = self._expand(data, terms, query)
-        scores = data.bm25.get_scores(terms, boosts)
+        # A sentence describes what a definition does, and the one that does it is often long;
+        # a keyword query names something, and keeps BM25's usual preference for the concise.
+        scores = data.bm25.get_scores(terms, boosts, soft=sentence)
         # A term in exactly half the symbols weighs zero in Okapi BM25 (tiny repos): a symbol
         # holding a query word is still a result, ranked after those with weight.
         filters = _filter_mask(data, kind, language, path_glob)
@@ -276,6 +296,9 @@ class Searcher:
         families: dict[int, int] = {}
         dupes: dict[int, list[int]] = {}
         fold = levers.on("fold")
+        nesting = levers.on("nesting")
+        around: set[int] = set()  # the documents enclosing a listed one
+        waiting: list[tuple[int, int]] = []  # (listed once this many hits are, document)
         for doc in top.tolist():
             key = (data.names[doc], data.norm_hashes[doc])
             first = groups.get(key)
@@ -284,11 +307,19 @@ class Searcher:
             if first is not None:
                 dupes.setdefault(first, []).append(doc)
                 continue
-            if len(picked) >= limit:
-                continue
             groups[key] = doc
             families[int(data.family[doc])] = doc
-            picked.append(doc)
+            if nesting and doc in around:
+                # The class around a member already listed repeats that member's text: it
+                # moves down `NEST_DELAY` places, out of the few an agent reads in full.
+                waiting.append((len(picked) + NEST_DELAY, doc))
+                continue
+            around.update(_enclosing(data.parent, doc))
+            if len(picked) < limit:
+                picked.append(doc)
+            while waiting and waiting[0][0] <= len(picked) < limit:
+                picked.append(waiting.pop(0)[1])
+        picked += [doc for _, doc in waiting][: limit - len(picked)]
         symbols = self.store.symbols_by_ids([data.ids[d] for d in picked])
         hits: list[SearchHit] = []
         for doc in picked:
@@ -386,6 +417,16 @@ class Searcher:
             return []
         term = parts[-1] if len(parts) == 1 else name.lower().replace("_", "")
         return [data.ids[d] for d in data.bm25.documents_with(term).tolist()]
+
+
+def _enclosing(parent: NDArray[np.int32], doc: int) -> list[int]:
+    """The documents enclosing `doc`, innermost first (a method's class, its module...)."""
+    out: list[int] = []
+    up = int(parent[doc])
+    while up >= 0 and len(out) < 32:
+        out.append(up)
+        up = int(parent[up])
+    return out
 
 
 def _filter_mask(data: RankData, kind: str | None, language: str | None, path_glob: str | None
@@ -504,8 +545,9 @@ def _families(
     return np.array([find(i) for i in range(len(names))], dtype=np.int32)
 
 
-def _priors(bm25: SparseBM25, names: list[str]) -> NDArray[np.float32]:
-    """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down."""
+def _priors(bm25: SparseBM25, names: list[str], paths: list[str]) -> NDArray[np.float32]:
+    """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
+    bundled third-party code (`deps/`) further down."""
     out = np.ones(len(names), dtype=np.float32)
     n = max(len(names), 2)
     scale = REFERENCE_PRIOR / float(np.log1p(n))
@@ -517,7 +559,15 @@ def _priors(bm25: SparseBM25, names: list[str]) -> NDArray[np.float32]:
         out[doc] += scale * float(np.log1p(bm25.df(key)))
         if name.startswith(("_", "#")) and not name.startswith("__"):
             out[doc] *= PRIVATE_PRIOR
+    if levers.on("vendored"):
+        vendored = {p for p in set(paths) if is_vendored(p)}
+        out[[d for d, p in enumerate(paths) if p in vendored]] *= VENDORED_PRIOR
     return out
+
+
+def is_vendored(path: str) -> bool:
+    """True for bundled third-party code (`deps/`, `_vendor/`): real code, but not the repo's own."""
+    return bool(_VENDORED_SEGMENT.search(path))
 
 
 def _name_boosts(

@@ -405,3 +405,142 @@ def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
     assert cli.main(["search", "liveness probe", "--repo", root, "--index-dir", idx, "--json",
                      "--limit", "1"]) == 0
     assert json.loads(capsys.readouterr().out)["results"][0]["name"] == "pre_ping"
+
+
+def test_softened_length_normalisation_lifts_the_long_match() -> None:
+    from symscope.core.rank import BM25Builder, SparseBM25
+
+    filler = [["alpha", "beta", "gamma", "delta"] * 5 for _ in range(30)]
+    short = ["evict", "alpha", "beta"]
+    long = ["evict", "memory", *[f"w{i}" for i in range(120)]]
+    corpus = [*filler, short, long]
+    order = [str(i) for i in range(len(corpus))]
+    builder = BM25Builder()
+    for key, doc in zip(order, corpus, strict=True):
+        builder.add(key, doc)
+    soft = builder.build(order, length_power=0.5)
+    plain = SparseBM25(corpus)
+    # the classic weights are untouched, and favour the short document
+    assert np.allclose(soft.get_scores(["evict"]), plain.get_scores(["evict"]))
+    classic, softened = soft.get_scores(["evict"]), soft.get_scores(["evict"], soft=True)
+    assert classic[30] > classic[31]
+    # softened, the long document is sunk less: its share of the short one's score grows
+    assert softened[31] / softened[30] > classic[31] / classic[30]
+    assert soft.get_scores(["evict", "memory"], soft=True).argmax() == 31
+    # softening limited to some documents leaves the others' weights classic
+    only_short = builder.build(order, length_power=0.5, soft_docs=np.arange(len(corpus)) == 30)
+    limited = only_short.get_scores(["evict"], soft=True)
+    assert limited[31] == classic[31] and limited[30] != classic[30]
+    # built without a power, `soft=True` is the classic scoring
+    assert plain.soft_weights is None
+    assert np.array_equal(plain.get_scores(["evict"], soft=True), plain.get_scores(["evict"]))
+
+
+@pytest.fixture
+def container_repo(write_repo, tmp_path: Path):  # type: ignore[no-untyped-def]
+    def build(off: frozenset[str] = frozenset()) -> Index:
+        root = write_repo({
+            "pkg/pool.py": '''
+                class ConnectionPool:
+                    """Hands out pooled database connections."""
+
+                    size = 5
+
+                    def checkout(self):
+                        """Take a connection from the pool."""
+                        conn = self._queue.get()
+                        conn.execute("SELECT 1")  # ping it before handing it out
+                        return conn
+
+                    def recycle_stale(self):
+                        return [c for c in self._all if c.age > self.recycle_seconds]
+                ''',
+            "deps/fastnum/parse.c": '''
+                long parse_decimal_text(const char *s) { return strtol(s, NULL, 10); }
+                ''',
+            "src/util.c": '''
+                long parse_decimal_string(const char *s) { return strtol(s, NULL, 10); }
+                ''',
+        })
+        ix = Index.open(root, tmp_path / ("idx-" + "-".join(sorted(off))))
+        ix.update(processes=1)
+        return ix
+
+    return build
+
+
+def test_a_class_is_found_by_its_members_names_not_their_bodies(
+    container_repo, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    ix = container_repo()
+    terms = ix.store.query("SELECT terms FROM symbols WHERE qualname = 'ConnectionPool'")[0][0].split()
+    assert {"checkout", "recycl", "stal", "recyclestale", "siz", "pool"} <= set(terms)
+    assert "ping" not in terms and "queu" not in terms  # words of the members' bodies
+    hits = [h.symbol.qualname for h in ix.search("ping", limit=5)]
+    assert hits[0] == "ConnectionPool.checkout" and "ConnectionPool" not in hits
+    # with the lever off, the class's bag repeats every word of its methods
+    monkeypatch.setattr(levers, "OFF", frozenset({"members"}))
+    whole = container_repo(frozenset({"members"}))
+    terms = whole.store.query("SELECT terms FROM symbols WHERE qualname = 'ConnectionPool'")[0][0].split()
+    assert "ping" in terms and "queu" in terms
+
+
+def test_bundled_third_party_code_ranks_below_the_repos_own(
+    container_repo, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    ix = container_repo()
+    names = [h.symbol.name for h in ix.search("parse decimal strtol", limit=2)]
+    assert names == ["parse_decimal_string", "parse_decimal_text"]
+    monkeypatch.setattr(levers, "OFF", frozenset({"vendored"}))
+    ix.searcher.invalidate()
+    (ix.index_dir / "rank.pickle").unlink()
+    names = [h.symbol.name for h in ix.search("parse decimal strtol", limit=2)]
+    assert names == ["parse_decimal_text", "parse_decimal_string"]
+
+
+def test_a_class_moves_below_new_hits_when_its_member_is_listed(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    root = write_repo({
+        "pkg/router.py": '''
+            class Router:
+                """Routes requests; include_router mounts another router under a prefix."""
+
+                def include_router(self, other, prefix):
+                    """Mount another router's routes under a prefix."""
+                    for route in other.routes:
+                        self.add(prefix + route.path, route)
+            ''',
+        "pkg/mount.py": '''
+            def mount_prefix(app, prefix):
+                """Mount an app under a prefix."""
+                return app.with_prefix(prefix)
+
+
+            def prefix_routes(routes, prefix):
+                return [prefix + r for r in routes]
+
+
+            def include_static(app, folder):
+                return app.serve(folder)
+
+
+            def router_for(path):
+                return ROUTERS[path]
+            ''',
+    })
+
+    def names() -> list[str]:
+        ix = Index.open(root, tmp_path / "idx")
+        ix.update(processes=1)
+        (ix.index_dir / "rank.pickle").unlink()
+        ix.searcher.invalidate()
+        return [h.symbol.qualname for h in ix.search("include_router", limit=5)]
+
+    monkeypatch.setattr(levers, "OFF", frozenset({"nesting"}))
+    plain = names()
+    assert plain[:2] == ["Router.include_router", "Router"]
+    monkeypatch.setattr(levers, "OFF", frozenset())
+    nested = names()
+    assert nested[0] == "Router.include_router"
+    assert nested.index("Router") == 3 and set(nested) == set(plain), (plain, nested)
