@@ -63,7 +63,7 @@ class BatchWriter:
                     Store.remove_file(conn, res.path)
                 else:
                     Store.replace_file(conn, res.record, res.mtime_ns, res.has_errors,
-                                       res.symbols, res.extras, res.imports)
+                                       res.symbols, res.extras, res.imports, res.exports)
             for path, mtime in self.touches:
                 Store.touch_file(conn, path, mtime)
             if self.results:

@@ -120,7 +120,8 @@ def ingest(path: str, abspath: str, mtime_ns: int, language: str, root: str | No
         else:
             terms = " ".join(symbol_terms(sym, raw, path_terms))
         extras.append((content_hash(raw.translate(None, _WHITESPACE)), terms))
-    return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors)
+    return FileResult(path, mtime_ns, record, result.symbols, extras, result.imports, result.has_errors,
+                      exports=result.exports)
 
 
 def _without_members(data: bytes, sym: Symbol, members: list[Symbol]) -> bytes:

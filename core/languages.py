@@ -55,6 +55,9 @@ class LanguageSpec:
     file_symbol: str | None = None
     """Kind of a symbol that is the whole file, named after it (a Vue/Svelte component: `Button`
     for `Button.vue`); the file's top-level symbols are its children but keep plain qualnames."""
+    entry_files: frozenset[str] = frozenset()
+    """File names that are a package's entry (`__init__.py`, `lib.rs`, `index.ts`): the names
+    their `@export` captures list are the package's public API, which search ranks a little up."""
     resync: str | None = None
     """A regex (multiline: `^` is a line start) matching the lines that start a top-level
     definition or statement (SQL `CREATE`, Objective-C `@implementation`): where a parse is
@@ -84,6 +87,7 @@ def all_languages() -> dict[str, LanguageSpec]:
             merge_clauses=bool(entry.get("merge_clauses", False)),
             file_symbol=entry.get("file_symbol"),
             resync=entry.get("resync"),
+            entry_files=frozenset(entry.get("entry_files", ())),
             comments=frozenset(entry.get("comments", ())),
             clause_terminators=frozenset(entry.get("clause_terminators", ())),
             verbatim_names=bool(entry.get("verbatim_names", False)),

@@ -25,6 +25,7 @@ LEVERS = frozenset({
     "vendored",  # bundled third-party code (`deps/`) ranks below the repo's own
     "softlen",  # long definitions are not sunk by BM25's length normalisation
     "nesting",  # a class around a hit already listed (or a member of one) comes after the new ones
+    "public",  # a definition a package's entry file re-exports (`__init__.py`, `lib.rs`) ranks up
     "thesaurus",  # everyday words add the code words they mean (`ajax` -> `xhr`), weaker
 })
 

@@ -110,6 +110,8 @@ class FileResult(PicklesAsTuple):
     imports: list[Import]
     has_errors: bool
     skip_reason: str | None = None
+    exports: list[str] = field(default_factory=list)
+    """Names the file re-exports as its package's public API (entry files only)."""
 
 
 @dataclass(frozen=True, slots=True)

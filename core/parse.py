@@ -116,7 +116,7 @@ Options in `languages.json` (besides `wrappers` and `attached`):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import NamedTuple
 
@@ -153,6 +153,8 @@ class Extraction:
     has_errors: bool
     tokens: int
     """cl100k_base tokens of the whole file (counted with its symbols, in one pass)."""
+    exports: list[str] = field(default_factory=list)
+    """Names an entry file re-exports (`from .polys import gcd` in `__init__.py`): the public API."""
 
 
 @dataclass(slots=True)
@@ -546,11 +548,13 @@ def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) ->
 
 
 def _candidates(
-    source: bytes, spec: LanguageSpec, root: Node, comments: set[tuple[int, int]], depth: int = 0
+    source: bytes, spec: LanguageSpec, root: Node, comments: set[tuple[int, int]], depth: int = 0,
+    exports: list[str] | None = None,
 ) -> tuple[list[_Candidate], list[Import], bool]:
     """Candidates and imports under `root`, including nested parses; and whether an embed has errors.
 
-    The spans of `@comment` captures are added to `comments`.
+    The spans of `@comment` captures are added to `comments`, and the names `@export`
+    captures to `exports` (when given).
     """
     by_name: dict[tuple[int, int], _Candidate] = {}
     imports: list[Import] = []
@@ -569,6 +573,8 @@ def _candidates(
             _collect_nested(source, spec, pattern, caps, nested)
         for node in caps.get("comment", ()):
             comments.add((node.start_byte, node.end_byte))
+        if exports is not None:
+            exports.extend(_text(source, node).strip() for node in caps.get("export", ()))
         for node in caps.get("local", ()):
             locals_.append(_local_scope(node, pattern, spec))
         def_key = _definition_capture(caps)
@@ -634,7 +640,8 @@ def _candidates(
             embed_errors = embed_errors or inner_root.has_error
         elif inner_root.has_error:
             continue  # a macro whose tokens are not items (`lazy_static!`, `bitflags!`): nothing to trust
-        more, more_imports, more_errors = _candidates(source, inner_spec, inner_root, comments, depth + 1)
+        more, more_imports, more_errors = _candidates(
+            source, inner_spec, inner_root, comments, depth + 1, exports if inner_spec.name == spec.name else None)
         cands.extend(more)
         imports.extend(more_imports)
         embed_errors = embed_errors or more_errors
@@ -824,7 +831,8 @@ def _definition_spans(
 
 
 def _recovered_candidates(
-    source: bytes, spec: LanguageSpec, tree: Tree, comments: set[tuple[int, int]]
+    source: bytes, spec: LanguageSpec, tree: Tree, comments: set[tuple[int, int]],
+    exports: list[str] | None = None,
 ) -> tuple[list[_Candidate], list[Import], bool]:
     """Candidates and imports of a file whose parse has errors, from the trees `repair` recovers
     (the whole file's root, blanked where that helped, or its undamaged part plus pieces)."""
@@ -833,7 +841,7 @@ def _recovered_candidates(
     imports: list[Import] = []
     embed_errors = False
     for region in recovery.regions:
-        more, more_imports, more_errors = _candidates(source, spec, region.root, comments)
+        more, more_imports, more_errors = _candidates(source, spec, region.root, comments, 0, exports)
         if region.dropped:  # parsed again in pieces: the pieces' candidates replace these
             dropped = region.dropped
             more = [c for c in more if not any(a <= c.anchor.start_byte < b for a, b in dropped)]
@@ -859,10 +867,12 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     """
     tree = _parser(spec.grammar).parse(source)
     misread_comments: set[tuple[int, int]] = set()
+    # A package's entry file (`__init__.py`, `lib.rs`, `index.ts`) names its public API.
+    exports: list[str] | None = [] if path.rsplit("/", 1)[-1] in spec.entry_files else None
     if tree.root_node.has_error:
-        cands, imports, embed_errors = _recovered_candidates(source, spec, tree, misread_comments)
+        cands, imports, embed_errors = _recovered_candidates(source, spec, tree, misread_comments, exports)
     else:
-        cands, imports, embed_errors = _candidates(source, spec, tree.root_node, misread_comments)
+        cands, imports, embed_errors = _candidates(source, spec, tree.root_node, misread_comments, 0, exports)
     cands.sort(key=lambda c: (c.anchor.start_byte, -c.end.end_byte, c.is_scope is False))
     definitions = {(c.node.start_byte, c.node.end_byte) for c in cands}
 
@@ -991,6 +1001,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     return Extraction(
         symbols=symbols,
         imports=file_imports,
+        exports=sorted({e for e in exports or () if e.isidentifier()}),
         has_errors=tree.root_node.has_error or embed_errors,
         tokens=file_tokens,
     )

@@ -40,6 +40,8 @@ _AUX_SEGMENT = re.compile(
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
 VENDORED_PRIOR = 0.5
+#: A top-level definition whose name a package entry file re-exports (the public API).
+EXPORTED_PRIOR = 1.3
 _AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
 _AUX_QUERY_WORDS = frozenset(
     ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
@@ -222,7 +224,8 @@ class Searcher:
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
             family=_families(names, qualnames, kinds, signatures, [is_auxiliary(p) for p in paths]),
-            prior=_priors(bm25, names, paths),
+            prior=_priors(bm25, names, paths, [p is None for p in parent_ids],
+                          self.store.exported_names() if levers.on("public") else set()),
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
@@ -545,9 +548,12 @@ def _families(
     return np.array([find(i) for i in range(len(names))], dtype=np.int32)
 
 
-def _priors(bm25: SparseBM25, names: list[str], paths: list[str]) -> NDArray[np.float32]:
+def _priors(
+    bm25: SparseBM25, names: list[str], paths: list[str], top_level: list[bool], exported: set[str]
+) -> NDArray[np.float32]:
     """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
-    bundled third-party code (`deps/`) further down."""
+    bundled third-party code (`deps/`) further down, and a top-level definition under a name
+    a package entry file re-exports (its public API: `sympy.gcd`, not `Monomial.gcd`) up."""
     out = np.ones(len(names), dtype=np.float32)
     n = max(len(names), 2)
     scale = REFERENCE_PRIOR / float(np.log1p(n))
@@ -559,6 +565,9 @@ def _priors(bm25: SparseBM25, names: list[str], paths: list[str]) -> NDArray[np.
         out[doc] += scale * float(np.log1p(bm25.df(key)))
         if name.startswith(("_", "#")) and not name.startswith("__"):
             out[doc] *= PRIVATE_PRIOR
+    if exported:
+        out[[d for d, (name, top) in enumerate(zip(names, top_level, strict=True))
+             if top and name in exported]] *= EXPORTED_PRIOR
     if levers.on("vendored"):
         vendored = {p for p in set(paths) if is_vendored(p)}
         out[[d for d, p in enumerate(paths) if p in vendored]] *= VENDORED_PRIOR

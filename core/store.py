@@ -18,7 +18,7 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from symscope.core.errors import (
 )
 from symscope.core.models import FileRecord, Import, SkippedFile, Symbol
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,6 +76,10 @@ CREATE TABLE IF NOT EXISTS imports (
 );
 CREATE INDEX IF NOT EXISTS imports_by_path ON imports(path);
 CREATE INDEX IF NOT EXISTS imports_by_module ON imports(module);
+CREATE TABLE IF NOT EXISTS exports (
+    path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE,
+    name TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 """
 
@@ -314,6 +318,7 @@ class Store:
         symbols: list[Symbol],
         extras: list[tuple[str, str]],
         imports: list[Import],
+        exports: Sequence[str] = (),
     ) -> None:
         """Swap one file's rows for new ones (call inside `transaction`)."""
         conn.execute("DELETE FROM files WHERE path=?", (record.path,))
@@ -339,6 +344,7 @@ class Store:
             "INSERT INTO imports(path, module, line) VALUES (?, ?, ?)",
             [(i.path, i.module, i.line) for i in imports],
         )
+        conn.executemany("INSERT INTO exports(path, name) VALUES (?, ?)", [(record.path, n) for n in exports])
 
     @staticmethod
     def touch_file(conn: sqlite3.Connection, path: str, mtime_ns: int) -> None:
@@ -401,6 +407,10 @@ class Store:
     def languages(self) -> dict[str, tuple[int, int]]:
         rows = self.query("SELECT language, count(*), sum(tokens) FROM files GROUP BY language ORDER BY language")
         return {lang: (n, t) for lang, n, t in rows}
+
+    def exported_names(self) -> set[str]:
+        """Every name a package entry file re-exports (its public API)."""
+        return {name for (name,) in self.query("SELECT DISTINCT name FROM exports")}
 
     def imports(self, path: str | None = None) -> list[Import]:
         if path is None:

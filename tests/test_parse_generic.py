@@ -643,3 +643,35 @@ def test_open_statements_own_the_siblings_after_them() -> None:
         ("Baz.c", "function", 7, 8),
         ("Other.d", "method", 9, 9),
     ]
+
+
+def test_entry_files_list_the_names_they_re_export() -> None:
+    langs = all_languages()
+    init = b'''
+from .polys import gcd, factor as factorize
+from .core import (Symbol,
+    Integer)
+from . import printing
+import os
+
+__all__ = ["gcd", "factorize", "Symbol"]
+'''
+    exports = extract("pkg/__init__.py", init, langs["python"]).exports
+    assert exports == ["Integer", "Symbol", "factor", "factorize", "gcd", "printing"]
+    # the same text in an ordinary module imports, it does not publish
+    assert extract("pkg/util.py", init, langs["python"]).exports == []
+
+    mod_rs = b'''
+pub use tcp::listener::TcpListener;
+pub use udp::{UdpSocket, unix::UnixDatagram};
+pub use addr::ToSocketAddrs as Addrs;
+use private::Hidden;
+cfg_net! {
+    pub use lookup::lookup_host;
+}
+'''
+    exports = extract("src/net/mod.rs", mod_rs, langs["rust"]).exports
+    assert exports == ["TcpListener", "ToSocketAddrs", "UdpSocket", "UnixDatagram", "lookup_host"]
+
+    index_ts = b"export {HTTPError} from './errors/HTTPError.js';\nexport type {Options, Hooks as H} from './types';\n"
+    assert extract("source/index.ts", index_ts, langs["typescript"]).exports == ["HTTPError", "Hooks", "Options"]

@@ -544,3 +544,34 @@ def test_a_class_moves_below_new_hits_when_its_member_is_listed(
     nested = names()
     assert nested[0] == "Router.include_router"
     assert nested.index("Router") == 3 and set(nested) == set(plain), (plain, nested)
+
+
+def test_a_definition_the_package_re_exports_ranks_above_a_same_named_method(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    root = write_repo({
+        "pkg/__init__.py": "from pkg.tools import gcd\n",
+        "pkg/monomials.py": '''
+            class Monomial:
+                def gcd(self, other):
+                    """Greatest common divisor: the greatest common divisor of two monomials."""
+                    return Monomial(min(a, b) for a, b in zip(self, other))
+            ''',
+        "pkg/tools.py": '''
+            def gcd(f, g):
+                """Compute the greatest common divisor of two polynomials in any domain."""
+                return f.gcd(g)
+            ''',
+    })
+
+    def top(off: frozenset[str]) -> str:
+        monkeypatch.setattr(levers, "OFF", off)
+        ix = Index.open(root, tmp_path / "idx")
+        ix.update(processes=1)
+        (ix.index_dir / "rank.pickle").unlink()
+        ix.searcher.invalidate()
+        return ix.search("greatest common divisor", limit=1)[0].symbol.qualname
+
+    assert Index.open(root, tmp_path / "idx").store.exported_names() == set()  # not indexed yet
+    assert top(frozenset({"public"})) == "Monomial.gcd"
+    assert top(frozenset()) == "gcd"

@@ -67,6 +67,10 @@
   (#not-match? @_value "^require\\("))
 
 (import_statement source: (string) @import)
+
+; What an `index` file re-exports (`export {a, b} from './x'`): the package's public API
+; (collected only from the entry files `languages.json` names).
+(export_specifier name: (identifier) @export)
 (call_expression
   function: (identifier) @_require
   arguments: (arguments . (string) @import)

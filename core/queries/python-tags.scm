@@ -35,3 +35,13 @@
 (import_statement name: (aliased_import name: (dotted_name) @import))
 (import_from_statement module_name: (dotted_name) @import)
 (import_from_statement module_name: (relative_import) @import)
+
+; What a package's `__init__.py` re-exports, and its `__all__`: the public API
+; (collected only from the entry files `languages.json` names).
+(import_from_statement name: (dotted_name . (identifier) @export .))
+(import_from_statement name: (aliased_import name: (dotted_name . (identifier) @export .)))
+(expression_statement
+  (assignment
+    left: (identifier) @_all
+    right: [(list (string (string_content) @export)) (tuple (string (string_content) @export))])
+  (#eq? @_all "__all__"))

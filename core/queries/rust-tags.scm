@@ -41,6 +41,13 @@
 (use_declaration argument: (use_list [(identifier) (scoped_identifier)] @import))
 (extern_crate_declaration name: (identifier) @import)
 
+; What `lib.rs` or a `mod.rs` re-exports with `pub use`: the crate's public API
+; (collected only from the entry files `languages.json` names).
+(use_declaration (visibility_modifier) argument: (scoped_identifier name: (identifier) @export))
+(use_declaration (visibility_modifier) argument: (use_as_clause path: (scoped_identifier name: (identifier) @export)))
+(use_declaration (visibility_modifier)
+  argument: (scoped_use_list list: (use_list [(identifier) @export (scoped_identifier name: (identifier) @export)])))
+
 ; Items inside item-position macro invocations (`cfg_net! { pub struct TcpListener { .. } }`, also in
 ; `impl` and `mod` bodies, nested ones too): the token tree is parsed again, in place, as Rust items.
 ; One that does not parse cleanly as items (`lazy_static!`, `bitflags!`, a DSL) yields nothing.

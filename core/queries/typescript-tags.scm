@@ -107,6 +107,10 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 
 (import_statement source: (string) @import)
+
+; What an `index` file re-exports (`export {a, b} from './x'`): the package's public API
+; (collected only from the entry files `languages.json` names).
+(export_specifier name: (identifier) @export)
 (import_require_clause source: (string) @import)
 (export_statement source: (string) @import)
 ((call_expression
