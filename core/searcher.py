@@ -40,8 +40,11 @@ _AUX_SEGMENT = re.compile(
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
 VENDORED_PRIOR = 0.5
-#: A top-level definition whose name a package entry file re-exports (the public API).
+#: A top-level definition whose name a package entry file re-exports (the public API)...
 EXPORTED_PRIOR = 1.3
+#: ... when it is one of these kinds: what does the work (a re-exported type or constant
+#: describes data, and rarely answers "what does X").
+PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
 _AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
 _AUX_QUERY_WORDS = frozenset(
     ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
@@ -73,8 +76,9 @@ NEIGHBOUR_WEIGHT = 0.6
 DENSE_WEIGHT = 0.65
 #: ... over this many nearest symbols by embedding, added to the BM25 candidates.
 DENSE_DEPTH = 50
-#: BM25's best is confident when the runner-up scores at most this share of it.
-CONFIDENT_MARGIN = 0.7
+#: BM25's best is confident when the runner-up scores at most this share of it (then the
+#: fusion keeps it first).
+CONFIDENT_MARGIN = 0.9
 #: Up to this many query terms, a query is keyword-like: any name it spells keeps its BM25 lead.
 SHORT_QUERY = 3
 #: Weight of two adjacent query words joined (`read lines` -> `readlines`).
@@ -224,7 +228,8 @@ class Searcher:
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
             family=_families(names, qualnames, kinds, signatures, [is_auxiliary(p) for p in paths]),
-            prior=_priors(bm25, names, paths, [p is None for p in parent_ids],
+            prior=_priors(bm25, names, paths,
+                          [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)],
                           self.store.exported_names() if levers.on("public") else set()),
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
         )
@@ -486,6 +491,9 @@ def _fuse(
         first, second = np.sort(scores[top])[-2:][::-1]
         if second <= CONFIDENT_MARGIN * first:
             fused[np.searchsorted(cand, top[np.argmax(scores[top])])] += 1.0
+    # The query-independent priors (public API up, private and vendored code down) weigh on
+    # the fused score too, not only on its BM25 share (square root: that share has them already).
+    fused = fused * np.sqrt(data.prior[cand])
     out = scores.copy()
     out[cand] = fused.astype(np.float32)
     return cand, out
@@ -549,7 +557,7 @@ def _families(
 
 
 def _priors(
-    bm25: SparseBM25, names: list[str], paths: list[str], top_level: list[bool], exported: set[str]
+    bm25: SparseBM25, names: list[str], paths: list[str], public: list[bool], exported: set[str]
 ) -> NDArray[np.float32]:
     """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
     bundled third-party code (`deps/`) further down, and a top-level definition under a name
@@ -566,8 +574,8 @@ def _priors(
         if name.startswith(("_", "#")) and not name.startswith("__"):
             out[doc] *= PRIVATE_PRIOR
     if exported:
-        out[[d for d, (name, top) in enumerate(zip(names, top_level, strict=True))
-             if top and name in exported]] *= EXPORTED_PRIOR
+        out[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
+             if ok and name in exported]] *= EXPORTED_PRIOR
     if levers.on("vendored"):
         vendored = {p for p in set(paths) if is_vendored(p)}
         out[[d for d, p in enumerate(paths) if p in vendored]] *= VENDORED_PRIOR

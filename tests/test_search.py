@@ -575,3 +575,26 @@ def test_a_definition_the_package_re_exports_ranks_above_a_same_named_method(
     assert Index.open(root, tmp_path / "idx").store.exported_names() == set()  # not indexed yet
     assert top(frozenset({"public"})) == "Monomial.gcd"
     assert top(frozenset()) == "gcd"
+
+
+def test_hybrid_fusion_applies_the_priors(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    from symscope.core import semantic
+
+    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
+    monkeypatch.setattr(semantic, "available", lambda: True)
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
+    root = write_repo({
+        "pkg/__init__.py": "from pkg.public import check_ping\n",
+        # the same words (so the same stand-in vector), but private and first in index order
+        "pkg/inner.py": "def _check_ping(conn):\n    return conn.ping()\n",
+        "pkg/public.py": "def check_ping(conn):\n    return conn.ping()\n",
+        "pkg/other.py": "def rarely_ping_anything(a, b, c, d, e, f, g):\n    return a + b + c + d + e + f + g\n",
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    semantic.update(ix)
+    # no word of the query is in the repo: the embeddings alone find both, the priors order them
+    assert [h.symbol.name for h in ix.search("liveness probe", limit=3)] == [
+        "check_ping", "_check_ping", "rarely_ping_anything"]
