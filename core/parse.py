@@ -21,6 +21,9 @@ Query conventions (see `queries/*.scm`):
 * `@import` marks the module named by an import statement. Where a grammar
   leaves a dotted path flat (Scala), `@import.part` marks each part and
   `@import.group` the statement: the parts are joined with dots.
+* `@export` marks a name a package's entry file re-exports (`from .polys import
+  gcd` in `__init__.py`, `pub use net::TcpListener` in `lib.rs`); it is collected
+  only from the files `"entry_files"` names, and search ranks those names up.
 * `@reparse` marks a node whose text is parsed again, in place, with the same
   language: the items inside a Rust item-position macro (`cfg_net! { pub struct
   TcpListener {..} }`). Its bracket tokens (an unnamed first and last child) are
@@ -106,6 +109,8 @@ Options in `languages.json` (besides `wrappers` and `attached`):
   `repair.py` parses the damaged part again in pieces cut at these lines (and the
   comments directly above them), so one statement the grammar rejects cannot take
   the rest of the file with it. Pick lines that cannot start inside a body.
+* `"entry_files": ["__init__.py"]` -- file names that are a package's entry,
+  whose `@export` captures list the package's public API.
 * `"file_symbol": "<kind>"` -- the file itself is a symbol of that kind, named
   after the file without its extension (`Button.vue` -> `Button`), spanning the
   whole file. Its top-level symbols are its children (outline nesting) but keep

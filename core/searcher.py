@@ -126,7 +126,8 @@ class RankData:
     """Symbols of one family (overloads, accessors, cfg variants, a prototype and its
     definition, implementations of one interface method) share a number: one hit shows them."""
     prior: NDArray[np.float32]
-    """Query-independent factor: widely referenced definitions up, private ones a little down."""
+    """Query-independent factor: widely referenced and re-exported (public API) definitions up,
+    private and bundled third-party ones down (see `_priors`)."""
     parent: NDArray[np.int32]
     """The enclosing symbol's document (a method's class), or -1."""
 
@@ -209,8 +210,9 @@ class Searcher:
                 builder.add(sym_id, terms.split())
         unique_paths = sorted(set(paths))
         path_index = {p: i for i, p in enumerate(unique_paths)}
-        bm25 = builder.build(ids, length_power=LENGTH_POWER if levers.on("softlen") else None,
-                             soft_docs=np.array([k in CALLABLE_KINDS for k in kinds], dtype=bool))
+        soft = levers.on("softlen")
+        bm25 = builder.build(ids, length_power=LENGTH_POWER if soft else None,
+                             soft_docs=np.array([k in CALLABLE_KINDS for k in kinds], dtype=bool) if soft else None)
         position = {sym_id: doc for doc, sym_id in enumerate(ids)}
         data = RankData(
             ids=ids,

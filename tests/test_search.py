@@ -407,6 +407,12 @@ def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
     assert json.loads(capsys.readouterr().out)["results"][0]["name"] == "pre_ping"
 
 
+def _rank_afresh(ix: Index) -> None:
+    """Drop the persisted ranking data, so the next search rebuilds it with the levers now set."""
+    (ix.index_dir / "rank.pickle").unlink()
+    ix.searcher.invalidate()
+
+
 def test_softened_length_normalisation_lifts_the_long_match() -> None:
     from symscope.core.rank import BM25Builder, SparseBM25
 
@@ -492,8 +498,7 @@ def test_bundled_third_party_code_ranks_below_the_repos_own(
     names = [h.symbol.name for h in ix.search("parse decimal strtol", limit=2)]
     assert names == ["parse_decimal_string", "parse_decimal_text"]
     monkeypatch.setattr(levers, "OFF", frozenset({"vendored"}))
-    ix.searcher.invalidate()
-    (ix.index_dir / "rank.pickle").unlink()
+    _rank_afresh(ix)
     names = [h.symbol.name for h in ix.search("parse decimal strtol", limit=2)]
     assert names == ["parse_decimal_text", "parse_decimal_string"]
 
@@ -533,8 +538,7 @@ def test_a_class_moves_below_new_hits_when_its_member_is_listed(
     def names() -> list[str]:
         ix = Index.open(root, tmp_path / "idx")
         ix.update(processes=1)
-        (ix.index_dir / "rank.pickle").unlink()
-        ix.searcher.invalidate()
+        _rank_afresh(ix)
         return [h.symbol.qualname for h in ix.search("include_router", limit=5)]
 
     monkeypatch.setattr(levers, "OFF", frozenset({"nesting"}))
@@ -568,8 +572,7 @@ def test_a_definition_the_package_re_exports_ranks_above_a_same_named_method(
         monkeypatch.setattr(levers, "OFF", off)
         ix = Index.open(root, tmp_path / "idx")
         ix.update(processes=1)
-        (ix.index_dir / "rank.pickle").unlink()
-        ix.searcher.invalidate()
+        _rank_afresh(ix)
         return ix.search("greatest common divisor", limit=1)[0].symbol.qualname
 
     assert Index.open(root, tmp_path / "idx").store.exported_names() == set()  # not indexed yet
