@@ -366,6 +366,13 @@ class Searcher:
         if levers.on("neighbours"):
             for term in list(out):
                 if term in vocab:
+                    # The stemmer keeps plurals of two-letter words whole (`ids`, `ops`): the
+                    # singular is the same word.
+                    one = term[:-1]
+                    if len(term) == 3 and term.endswith("s") and term.isalpha() and one in vocab \
+                            and one not in out:
+                        out.append(one)
+                        boosts.append(1.0)
                     continue
                 for near in self._neighbours(data, term):
                     if near not in out:

@@ -601,3 +601,30 @@ def test_hybrid_fusion_applies_the_priors(
     # no word of the query is in the repo: the embeddings alone find both, the priors order them
     assert [h.symbol.name for h in ix.search("liveness probe", limit=3)] == [
         "check_ping", "_check_ping", "rarely_ping_anything"]
+
+
+def test_the_plural_of_a_two_letter_word_also_means_the_word(
+    write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    root = write_repo({
+        "pkg/records.py": '''
+            def parse_ids(text):
+                return text.split(",")
+
+
+            def validate_id(value):
+                return value.isdigit()
+
+
+            def load_records(path):
+                return open(path).read()
+
+
+            def save_records(path, records):
+                return open(path, "w").write(records)
+            ''',
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    # `ids` stays whole under the stemmer (its stem would be two letters), yet it means `id`
+    assert ix.search("where are event ids validated", limit=1)[0].symbol.name == "validate_id"
