@@ -45,7 +45,10 @@ EXPORTED_PRIOR = 1.3
 #: ... when it is one of these kinds: what does the work (a re-exported type or constant
 #: describes data, and rarely answers "what does X").
 PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
-_AUX_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
+_AUX_FILE = re.compile(
+    r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py|"
+    r"[^/]*(Test|Tests|[a-z]IT|Benchmark|Benchmarks)\.(java|kt|kts|scala|groovy|cs|swift))$"
+)
 _AUX_QUERY_WORDS = frozenset(
     ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
 )
@@ -92,7 +95,9 @@ TERMS_BATCH = 500
 
 
 def is_auxiliary(path: str) -> bool:
-    """True for test, example, docs and benchmark files, which rank below library code."""
+    """True for test, example, docs and benchmark files, which rank below library code: by
+    folder (`tests/`, `examples/`) or by name (`test_x.py`, `x_test.go`, `x.spec.ts`,
+    `x_spec.rb`, `FooTest.java`, `FooIT.java`, `ParseBenchmark.java`)."""
     return bool(_AUX_SEGMENT.search(path) or _AUX_FILE.search(path))
 
 
@@ -280,6 +285,7 @@ class Searcher:
         # long its body: it is a candidate even below the BM25 cut, and it ranks first.
         exact = np.zeros(len(data.ids), dtype=bool)
         miscased = np.zeros(len(data.ids), dtype=bool)
+        member = np.zeros(len(data.ids), dtype=bool)
         penalised = not path_glob and not asks_aux
         named = [d for d in data.exact.get(compact(query), ())
                  if mask[d] and not (penalised and data.auxiliary[d])]
@@ -288,6 +294,8 @@ class Searcher:
             if levers.on("exactcase"):  # `Poly` means the class Poly before the function poly
                 typed = query.strip()
                 miscased[[d for d in named if _miscased(typed, data.names[d], data.qualnames[d])]] = True
+            if levers.on("constructors"):  # `Gson` means the class, then its constructor `Gson.Gson`
+                member[[d for d in named if _is_constructor(data.names[d], data.qualnames[d])]] = True
             top = np.union1d(top, np.array(named, dtype=top.dtype))
         scores = scores.copy()
         scores[top] *= _name_boosts(data, top, terms, query)
@@ -299,8 +307,9 @@ class Searcher:
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
                                 None if path_glob or asks_aux else data.auxiliary, terms)
-        # exact names (the typed case before other cases of the same letters), score, index order
-        top = top[np.lexsort((top, -scores[top], miscased[top], ~exact[top]))]
+        # exact names (the typed case before other cases of the same letters, a class before
+        # its constructor of the same name), score, index order
+        top = top[np.lexsort((top, -scores[top], member[top], miscased[top], ~exact[top]))]
         picked: list[int] = []
         groups: dict[tuple[str, str], int] = {}
         families: dict[int, int] = {}
@@ -508,6 +517,12 @@ def _fuse(
     return cand, out
 
 
+def _is_constructor(name: str, qualname: str) -> bool:
+    """`Gson.Gson`, `Foo::Foo` defined out of line: a member named like its class (Java, C++, C#)."""
+    return qualname.endswith(f"{name}.{name}") and (qualname == f"{name}.{name}" or
+                                                    qualname.endswith(f".{name}.{name}"))
+
+
 def _miscased(typed: str, name: str, qualname: str) -> bool:
     """`poly` for a query `Poly`: the same letters in another case. (`send_file` for
     `sendFile` is not: separators are spelling, not case.)"""
@@ -608,8 +623,11 @@ def _name_boosts(
     whole = compact(query)
     words = {compact(w) for w in query.split()}
     out = np.ones(len(docs), dtype=np.float32)
+    constructors = levers.on("constructors")
     for i, doc in enumerate(docs.tolist()):
         name = data.names[doc]
+        if constructors and _is_constructor(name, data.qualnames[doc]):
+            continue  # its name is its class's: the class answers to it
         parts = name_parts(name)
         if parts:
             matched = len(parts & wanted)

@@ -66,6 +66,12 @@ def test_tests_rank_below_library_unless_asked(repo: Index) -> None:
     assert asked.path == "tests/test_files.py"
     assert is_auxiliary("docs_src/app/main.py") and is_auxiliary("pkg/foo_test.go")
     assert not is_auxiliary("lib/testing_utils_are_not_tests.py")
+    # JVM and .NET name their tests and benchmarks by suffix, outside any test folder too
+    for aux in ("metrics/src/main/java/ParseBenchmark.java", "src/FooTest.java", "src/BarTests.kt",
+                "src/ClientIT.java", "lib/parser_spec.rb"):
+        assert is_auxiliary(aux), aux
+    for lib in ("src/Contest.java", "src/TestUtils.java", "src/LIMIT.java", "lib/spec.rb"):
+        assert not is_auxiliary(lib), lib
 
 
 def test_near_identical_duplicates_collapse(repo: Index) -> None:
@@ -628,3 +634,54 @@ def test_the_plural_of_a_two_letter_word_also_means_the_word(
     ix.update(processes=1)
     # `ids` stays whole under the stemmer (its stem would be two letters), yet it means `id`
     assert ix.search("where are event ids validated", limit=1)[0].symbol.name == "validate_id"
+
+
+def test_a_class_name_finds_the_class_before_its_constructor(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    root = write_repo({
+        "src/main/java/com/example/JsonReader.java": '''
+            package com.example;
+
+            /** Reads a JSON document token by token. */
+            public class JsonReader {
+                private final Reader in;
+
+                /** Creates a reader over {@code in}. */
+                public JsonReader(Reader in) {
+                    this.in = in;
+                }
+
+                public JsonToken peek() throws IOException {
+                    return doPeek(in.read());
+                }
+
+                public String nextString() throws IOException {
+                    return readQuoted(in);
+                }
+            }
+            ''',
+        "src/main/java/com/example/JsonReaderFactory.java": '''
+            package com.example;
+
+            public class JsonReaderFactory {
+                public JsonReaderFactory() {}
+
+                public JsonReader create(Reader in) { return new JsonReader(in); }
+            }
+            ''',
+    })
+
+    def names(query: str) -> list[str]:
+        ix = Index.open(root, tmp_path / "idx")
+        ix.update(processes=1)
+        _rank_afresh(ix)
+        return [h.symbol.qualname for h in ix.search(query, limit=4)]
+
+    monkeypatch.setattr(levers, "OFF", frozenset({"constructors"}))
+    assert names("JsonReader")[0] == "JsonReader.JsonReader"  # the short constructor wins on score
+    monkeypatch.setattr(levers, "OFF", frozenset())
+    assert names("JsonReader")[:2] == ["JsonReader", "JsonReader.JsonReader"]
+    # a constructor's name is its class's: the other class answers to its own name first
+    found = names("JsonReaderFactory")
+    assert found.index("JsonReaderFactory") < found.index("JsonReaderFactory.JsonReaderFactory")
