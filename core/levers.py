@@ -12,7 +12,7 @@ import os
 #: Every lever, by the name `SYMSCOPE_SEARCH_OFF` uses.
 LEVERS = frozenset({
     "exactcase",  # a case-exact name beats a case-insensitive one among exact-name hits
-    "constructors",  # a class's exact name finds the class before its same-named constructor
+    "toplevel",  # among exact-name hits, top-level definitions before members (a class before its constructor)
     "fold",  # overloads, accessors, cfg variants, prototypes and interface impls fold into one hit
     "priors",  # widely referenced definitions first, private ones a little lower
     "helpers",  # constants and regexes rank below the functions that apply them

@@ -294,8 +294,12 @@ class Searcher:
             if levers.on("exactcase"):  # `Poly` means the class Poly before the function poly
                 typed = query.strip()
                 miscased[[d for d in named if _miscased(typed, data.names[d], data.qualnames[d])]] = True
-            if levers.on("constructors"):  # `Gson` means the class, then its constructor `Gson.Gson`
-                member[[d for d in named if _is_constructor(data.names[d], data.qualnames[d])]] = True
+            if levers.on("toplevel"):
+                # `Engine` means the struct Engine before methods named Engine, and `Gson` the
+                # class before its constructor `Gson.Gson` (a qualified name typed is exact)
+                whole = compact(query)
+                member[[d for d in named if data.qualnames[d] != data.names[d]
+                        and compact(data.qualnames[d]) != whole]] = True
             top = np.union1d(top, np.array(named, dtype=top.dtype))
         scores = scores.copy()
         scores[top] *= _name_boosts(data, top, terms, query)
@@ -307,8 +311,8 @@ class Searcher:
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
                                 None if path_glob or asks_aux else data.auxiliary, terms)
-        # exact names (the typed case before other cases of the same letters, a class before
-        # its constructor of the same name), score, index order
+        # exact names (the typed case before other cases of the same letters, a top-level
+        # definition before members of the same name), score, index order
         top = top[np.lexsort((top, -scores[top], member[top], miscased[top], ~exact[top]))]
         picked: list[int] = []
         groups: dict[tuple[str, str], int] = {}
@@ -623,7 +627,7 @@ def _name_boosts(
     whole = compact(query)
     words = {compact(w) for w in query.split()}
     out = np.ones(len(docs), dtype=np.float32)
-    constructors = levers.on("constructors")
+    constructors = levers.on("toplevel")
     for i, doc in enumerate(docs.tolist()):
         name = data.names[doc]
         if constructors and _is_constructor(name, data.qualnames[doc]):

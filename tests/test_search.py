@@ -661,6 +661,28 @@ def test_a_class_name_finds_the_class_before_its_constructor(
                 }
             }
             ''',
+        "binding/validator.go": '''
+            package binding
+
+            // Engine returns the validation engine behind this validator.
+            func (v *defaultValidator) Engine() any {
+                return v.validate
+            }
+            ''',
+        "engine.go": '''
+            package gin
+
+            // Engine is the framework's instance: the muxer, middleware and settings.
+            type Engine struct {
+                RouterGroup
+                trees methodTrees
+                pool  sync.Pool
+                maxParams uint16
+                maxSections uint16
+                trustedProxies []string
+                trustedCIDRs []*net.IPNet
+            }
+            ''',
         "src/main/java/com/example/JsonReaderFactory.java": '''
             package com.example;
 
@@ -678,10 +700,13 @@ def test_a_class_name_finds_the_class_before_its_constructor(
         _rank_afresh(ix)
         return [h.symbol.qualname for h in ix.search(query, limit=4)]
 
-    monkeypatch.setattr(levers, "OFF", frozenset({"constructors"}))
+    monkeypatch.setattr(levers, "OFF", frozenset({"toplevel"}))
     assert names("JsonReader")[0] == "JsonReader.JsonReader"  # the short constructor wins on score
     monkeypatch.setattr(levers, "OFF", frozenset())
     assert names("JsonReader")[:2] == ["JsonReader", "JsonReader.JsonReader"]
+    # a struct before the methods that happen to share its name; a qualified name is exact
+    assert names("Engine")[:2] == ["Engine", "defaultValidator.Engine"]
+    assert names("defaultValidator.Engine")[0] == "defaultValidator.Engine"
     # a constructor's name is its class's: the other class answers to its own name first
     found = names("JsonReaderFactory")
     assert found.index("JsonReaderFactory") < found.index("JsonReaderFactory.JsonReaderFactory")
