@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,6 +98,12 @@ def _mcp(repos: dict[str, Any]) -> list[str]:
             render_table(with_mcp)]
 
 
+def _home_relative(path: str) -> str:
+    """`~/.cache/x` for a path under the home folder: the report names no machine's paths."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
+
+
 def _run_info(meta: dict[str, Any], repos: dict[str, Any]) -> list[str]:
     m = meta["machine"]
     v = meta["versions"]
@@ -108,7 +115,8 @@ def _run_info(meta: dict[str, Any], repos: dict[str, Any]) -> list[str]:
         f"- Command: `{meta['command']}` ({meta.get('wall_seconds', 0):.0f} s wall time for this run)",
         "- RAG extra: `pip install -e '.[bench-rag]'` (see the list in the Method section)"
         + ("" if meta.get("rag", {}).get("ran") else f" — **RAG {meta.get('rag', {}).get('reason')}**"),
-        f"- Cache (indexes, embeddings): `{meta['cache_dir']}`; a re-run re-parses nothing and re-embeds "
+        f"- Cache (indexes, embeddings): `{_home_relative(meta['cache_dir'])}`; a re-run re-parses nothing "
+        "and re-embeds "
         f"nothing unchanged (texts embedded by this run: {meta.get('embedded_this_run', 0):,})",
         "",
     ]

@@ -372,3 +372,14 @@ def test_intent_query_set_is_well_formed(tmp_path: Path) -> None:
         {"set": "main", "repo": "express", "style": "intent", "query": "q", "targets": ["no-separator"]}]}))
     with pytest.raises(IntentFileError, match="path::qualname"):
         load_intent_queries(bad)
+
+
+def test_the_report_names_the_cache_under_home_without_the_machines_path() -> None:
+    import os
+
+    from benchmarks.report import _home_relative
+
+    home = os.path.expanduser("~")
+    assert _home_relative(os.path.join(home, ".cache", "symscope-bench")) == "~/.cache/symscope-bench"
+    assert _home_relative("/srv/cache/symscope-bench") == "/srv/cache/symscope-bench"
+    assert _home_relative(home + "-other/x") == home + "-other/x"
