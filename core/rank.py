@@ -128,16 +128,17 @@ def _okapi_weights(
     k1: float, b: float,
 ) -> NDArray[np.float32]:
     """Each (term, document) pair's BM25 weight, from the term's IDF, its frequency and the
-    document's length. In float64, in place, then float32: the scores match rank-bm25's to
-    the bit of float32 without another copy of every pair."""
+    document's length, one entry per pair. `idf` and `lengths` are fresh per-pair arrays that
+    this consumes: it works in float64 in place, then returns float32, so the scores match
+    rank-bm25's to the bit of float32 without another copy of every pair."""
     tf = freqs.astype(np.float64)
-    norm = lengths.copy()  # k1 * (1 - b + b * len / avgdl) + tf, in rank-bm25's order
+    norm = lengths  # k1 * (1 - b + b * len / avgdl) + tf, in rank-bm25's order
     norm *= b
     norm /= avgdl or 1.0
     norm += 1 - b
     norm *= k1
     norm += tf
-    weights = idf.copy()
+    weights = idf
     weights *= tf
     weights *= k1 + 1
     weights /= norm

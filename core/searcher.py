@@ -523,8 +523,7 @@ def _fuse(
 
 def _is_constructor(name: str, qualname: str) -> bool:
     """`Gson.Gson`, `Foo::Foo` defined out of line: a member named like its class (Java, C++, C#)."""
-    return qualname.endswith(f"{name}.{name}") and (qualname == f"{name}.{name}" or
-                                                    qualname.endswith(f".{name}.{name}"))
+    return qualname == f"{name}.{name}" or qualname.endswith(f".{name}.{name}")
 
 
 def _miscased(typed: str, name: str, qualname: str) -> bool:
