@@ -287,7 +287,8 @@ class Searcher:
         miscased = np.zeros(len(data.ids), dtype=bool)
         member = np.zeros(len(data.ids), dtype=bool)
         penalised = not path_glob and not asks_aux
-        named = [d for d in data.exact.get(compact(query), ())
+        whole = compact(query)
+        named = [d for d in data.exact.get(whole, ())
                  if mask[d] and not (penalised and data.auxiliary[d])]
         if named:
             exact[named] = True
@@ -297,7 +298,6 @@ class Searcher:
             if levers.on("toplevel"):
                 # `Engine` means the struct Engine before methods named Engine, and `Gson` the
                 # class before its constructor `Gson.Gson` (a qualified name typed is exact)
-                whole = compact(query)
                 member[[d for d in named if data.qualnames[d] != data.names[d]
                         and compact(data.qualnames[d]) != whole]] = True
             top = np.union1d(top, np.array(named, dtype=top.dtype))
