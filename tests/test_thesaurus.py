@@ -86,3 +86,36 @@ def test_a_keyword_query_is_not_translated(web_repo: Index, monkeypatch: pytest.
     with_it = [h.symbol.id for h in web_repo.search("bind route", limit=5)]
     monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
     assert [h.symbol.id for h in web_repo.search("bind route", limit=5)] == with_it
+
+
+def test_everyday_verbs_find_the_code_verb(write_repo, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """"add" is what a reader says for `append`, "stop" for `shutdown`."""
+    assert "append" in related_terms("add a header")
+    assert "shutdown" in related_terms("stop the server")
+    root = write_repo({
+        "lib/response.js": '''
+            /** Append to a response field, keeping what it held. */
+            res.append = function append(field, val) {
+              var prev = this.get(field);
+              return this.set(field, prev ? [prev, val] : val);
+            };
+
+            /** Set a response field to one value, replacing the old. */
+            res.set = function set(field, val) {
+              this.setHeader(field, String(val));
+              return this;
+            };
+
+            /** A header of the request, by name, with an added default value. */
+            req.header = function header(name, value) {
+              return this.headers[name.toLowerCase()] || value;
+            };
+            ''',
+    })
+    index = Index.open(root, tmp_path / "idx")
+    index.update(processes=1)
+    query = "add another value to a field of the response"
+    assert index.search(query, limit=1)[0].symbol.name == "append"
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
+    assert index.search(query, limit=1)[0].symbol.name != "append"
