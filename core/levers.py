@@ -27,6 +27,7 @@ LEVERS = frozenset({
     "softlen",  # long definitions are not sunk by BM25's length normalisation
     "nesting",  # a class around a hit already listed (or a member of one) comes after the new ones
     "public",  # a definition a package's entry file re-exports (`__init__.py`, `lib.rs`) ranks up
+    "apifirst",  # that public definition comes just before a method sharing its name (`gcd`, `Monomial.gcd`)
     "thesaurus",  # everyday words add the code words they mean (`ajax` -> `xhr`), weaker
 })
 

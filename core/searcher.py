@@ -86,6 +86,10 @@ CONFIDENT_MARGIN = 0.9
 SHORT_QUERY = 3
 #: Weight of two adjacent query words joined (`read lines` -> `readlines`).
 COMPOUND_WEIGHT = 0.5
+#: Hits whose names are checked for a re-exported definition of the same name.
+PUBLIC_FIRST_DEPTH = 10
+#: How far above the method a lifted public definition lands (a share of the method's score).
+LIFT_MARGIN = 1e-3
 #: Places a class moves down when one of its members is already listed above it.
 NEST_DELAY = 2
 #: A signature this short (`def run(self)`) says too little to fold two methods by.
@@ -135,6 +139,8 @@ class RankData:
     private and bundled third-party ones down (see `_priors`)."""
     parent: NDArray[np.int32]
     """The enclosing symbol's document (a method's class), or -1."""
+    public_api: dict[str, list[int]]
+    """A name a package entry file re-exports -> the library's top-level definitions of it."""
 
 
 class Searcher:
@@ -219,6 +225,9 @@ class Searcher:
         bm25 = builder.build(ids, length_power=LENGTH_POWER if soft else None,
                              soft_docs=np.array([k in CALLABLE_KINDS for k in kinds], dtype=bool) if soft else None)
         position = {sym_id: doc for doc, sym_id in enumerate(ids)}
+        top_level = [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)]
+        exported = self.store.exported_names() if levers.on("public") else set()
+        auxiliary = [is_auxiliary(p) for p in paths]
         data = RankData(
             ids=ids,
             paths=paths,
@@ -234,11 +243,10 @@ class Searcher:
             bm25=bm25,
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
-            family=_families(names, qualnames, kinds, signatures, [is_auxiliary(p) for p in paths]),
-            prior=_priors(bm25, names, paths,
-                          [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)],
-                          self.store.exported_names() if levers.on("public") else set()),
+            family=_families(names, qualnames, kinds, signatures, auxiliary),
+            prior=_priors(bm25, names, paths, top_level, exported),
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
+            public_api=_public_api(names, top_level, auxiliary, exported),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -308,6 +316,8 @@ class Searcher:
         if levers.on("helpers"):
             helpers = top[data.kinds[top] == "constant"]
             scores[helpers] *= HELPER_PRIOR
+        if levers.on("apifirst") and not named:
+            top = _public_first(data, top, scores, filters)
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
                                 None if path_glob or asks_aux else data.auxiliary, terms)
@@ -607,6 +617,47 @@ def _priors(
         vendored = {p for p in set(paths) if is_vendored(p)}
         out[[d for d, p in enumerate(paths) if p in vendored]] *= VENDORED_PRIOR
     return out
+
+
+def _public_api(
+    names: list[str], top_level: list[bool], auxiliary: list[bool], exported: set[str]
+) -> dict[str, list[int]]:
+    """Each re-exported name's top-level library definitions (`sympy.gcd` for `gcd`)."""
+    out: dict[str, list[int]] = {}
+    for doc, (name, ok, aux) in enumerate(zip(names, top_level, auxiliary, strict=True)):
+        if ok and not aux and name in exported:
+            out.setdefault(name, []).append(doc)
+    return out
+
+
+def _public_first(
+    data: RankData, top: NDArray[np.intp], scores: NDArray[np.float32], allowed: NDArray[np.bool_]
+) -> NDArray[np.intp]:
+    """Put a package's public definition just above a leading method that shares its name.
+
+    A sentence about greatest common divisors finds thirty `gcd` methods (`Monomial.gcd`,
+    `PolyElement.gcd`) whose docstrings say so; the reader wants `sympy.gcd`, the function
+    the package exports, which dispatches to them. Among the first `PUBLIC_FIRST_DEPTH`
+    hits, a method named like a re-exported top-level definition lifts that definition
+    just above itself (keeping the definitions' own order). Returns the candidates,
+    with the lifted ones added; `scores` is changed in place.
+    """
+    if not data.public_api or top.size == 0:
+        return top
+    lifted: list[int] = []
+    seen: set[str] = set()
+    for doc in top[np.argsort(-scores[top], kind="stable")][:PUBLIC_FIRST_DEPTH].tolist():
+        name = data.names[doc]
+        if name in seen:
+            continue
+        seen.add(name)
+        if data.parent[doc] < 0:  # a top-level hit is itself a definition, public or not
+            continue
+        for rep in data.public_api.get(name, ()):
+            if rep != doc and allowed[rep] and scores[rep] < scores[doc]:
+                scores[rep] = scores[doc] * (1 + LIFT_MARGIN) + scores[rep] * LIFT_MARGIN
+                lifted.append(rep)
+    return np.union1d(top, np.array(lifted, dtype=top.dtype)) if lifted else top
 
 
 def is_vendored(path: str) -> bool:

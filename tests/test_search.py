@@ -586,6 +586,51 @@ def test_a_definition_the_package_re_exports_ranks_above_a_same_named_method(
     assert top(frozenset()) == "gcd"
 
 
+def test_the_public_definition_comes_before_methods_sharing_its_name(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """The methods' docstrings say the query's words; the exported function that
+    dispatches to them does not, and still comes first (lever apifirst)."""
+    root = write_repo({
+        "pkg/__init__.py": "from pkg.tools import gcd\n",
+        "pkg/monomials.py": '''
+            class Monomial:
+                def gcd(self, other):
+                    """Greatest common divisor of two monomials (the common divisor of least degree)."""
+                    return Monomial(min(a, b) for a, b in zip(self, other))
+            ''',
+        "pkg/rings.py": '''
+            class PolyElement:
+                def gcd(self, other):
+                    """Greatest common divisor of two polynomials in a ring."""
+                    return self.ring.dmp_gcd(self, other)
+            ''',
+        "pkg/tools.py": '''
+            def gcd(f, g, *gens, **args):
+                """Compute GCD of ``f`` and ``g``, dispatching on their domain."""
+                options = build_options(gens, args)
+                return domain_of(f, g, options).gcd(f, g)
+
+            def lcm(f, g):
+                """Compute LCM of ``f`` and ``g``."""
+                return f * g // gcd(f, g)
+            ''',
+    })
+
+    def hits(off: frozenset[str]) -> list[str]:
+        monkeypatch.setattr(levers, "OFF", off)
+        ix = Index.open(root, tmp_path / "idx")
+        ix.update(processes=1)
+        _rank_afresh(ix)
+        return [h.symbol.qualname for h in ix.search("greatest common divisor of two polynomials", limit=3)]
+
+    plain = hits(frozenset({"apifirst"}))
+    assert plain[:2] == ["PolyElement.gcd", "Monomial.gcd"], plain
+    assert hits(frozenset()) == ["gcd", *plain[:2]]
+    # nothing is lifted for a name no entry file re-exports
+    assert hits(frozenset({"public"}))[:2] == plain[:2]
+
+
 def test_hybrid_fusion_applies_the_priors(
     write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:
