@@ -14,7 +14,7 @@ from itertools import chain, islice
 from typing import TypeVar
 
 #: Bump when tokenizing changes: stored terms must match query terms.
-TERMS_VERSION = 6
+TERMS_VERSION = 7
 
 _NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -70,8 +70,8 @@ ABBREVIATIONS = {
     "http": "http",
 }
 _SUFFIXES = (
-    "ations", "ation", "ators", "ator", "ating", "ated", "ates", "ate",
-    "ings", "ing", "ers", "er", "ies", "es", "ed", "s", "e",
+    "ifications", "ification", "ations", "ation", "ators", "ator", "ating", "ated", "ates", "ate",
+    "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "s", "e",
 )
 
 
@@ -86,8 +86,10 @@ def stem(word: str) -> str:
     for suffix in _SUFFIXES_BY_LAST.get(word[-1:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: -len(suffix)]
-            if suffix == "ies":
-                return base + "y"
+            if suffix in ("ies", "ied"):
+                return base + "y"  # `applies`, `applied` -> apply
+            if suffix.startswith("ification"):
+                return base + "ify"  # `verification` -> verify
             if suffix in ("es", "s") and base.endswith("s"):
                 continue  # `class`, `access` keep their ending
             return base

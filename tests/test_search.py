@@ -24,6 +24,10 @@ def test_identifier_splitting_and_stemming() -> None:
     assert split_identifier("send_file") == ["send", "file"]
     assert stem("routes") == stem("routing") == stem("router") == stem("route")
     assert stem("class") == "class"
+    # a verb, its past and its noun meet: "where is the token verified" finds `verify_token`
+    assert stem("verify") == stem("verified") == stem("verification") == stem("verifies")
+    assert stem("simplify") == stem("simplified") == stem("simplifications")
+    assert stem("applied") == stem("apply") and stem("tied") != stem("ty")
     assert query_terms("how does express handle errors") == ["express", "handl", "error"]
     assert "request" in query_terms("req")  # abbreviations expand
     assert query_terms("use") == ["use"]  # a stop word alone is still searchable
