@@ -17,6 +17,7 @@ LEVERS = frozenset({
     "priors",  # widely referenced definitions first, private ones a little lower
     "helpers",  # constants and regexes rank below the functions that apply them
     "neighbours",  # a query word absent from the repo tries its closest spellings there
+    "typednames",  # a code name typed in a sentence (`mul_symbol`, `sendFile`) weighs double
     "compounds",  # adjacent query words also match their joined form (`file name` -> `filename`)
     "literals",  # numbers and the prose of comments and strings as body fields
     "callees",  # the names a body calls count twice

@@ -84,6 +84,10 @@ DENSE_DEPTH = 50
 CONFIDENT_MARGIN = 0.9
 #: Up to this many query terms, a query is keyword-like: any name it spells keeps its BM25 lead.
 SHORT_QUERY = 3
+#: Weight of a code name typed in a query (`mul_symbol`, `sendFile`): the name's whole term.
+TYPED_NAME_WEIGHT = 2.0
+#: snake_case and camelCase words: names, not English (`LaTeX`, `GitHub` are not matched).
+_TYPED_NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 #: Weight of two adjacent query words joined (`read lines` -> `readlines`).
 COMPOUND_WEIGHT = 0.5
 #: Hits whose names are checked for a re-exported definition of the same name.
@@ -386,6 +390,12 @@ class Searcher:
         words = re.findall(r"[a-z0-9]+", query.lower())
         out = list(dict.fromkeys(terms))
         boosts = [1.0] * len(out)
+        if levers.on("typednames"):
+            # `mul_symbol` in a sentence was typed on purpose: the name is the surest clue
+            for name in _TYPED_NAME.findall(query):
+                whole = name.lower().replace("_", "")
+                if whole in out:
+                    boosts[out.index(whole)] = TYPED_NAME_WEIGHT
         if levers.on("neighbours"):
             for term in list(out):
                 if term in vocab:

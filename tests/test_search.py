@@ -635,6 +635,35 @@ def test_the_public_definition_comes_before_methods_sharing_its_name(
     assert hits(frozenset({"public"}))[:2] == plain[:2]
 
 
+def test_a_name_typed_in_a_sentence_is_the_surest_clue(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """`mul_symbol` in the question weighs double: the method that checks it beats a
+    `validate` whose name the sentence also spells (lever typednames)."""
+    others = "".join(f"def symbol_{i}(symbol, mul):\n    return symbol.name + mul.args[{i}]\n\n" for i in range(8))
+    root = write_repo({
+        "pkg/printer.py": '''
+            class LatexPrinter:
+                def __init__(self, settings=None):
+                    mul_symbol = settings.get("mul_symbol")
+                    if mul_symbol not in ("dot", "times", None):
+                        raise ValueError(mul_symbol)
+                    self.mul_symbol_latex = mul_symbol
+
+            def validate(printer):
+                """The printer's settings."""
+                return printer.validated_settings()
+            ''',
+        "pkg/symbols.py": others,
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    query = "where are the LaTeX printer settings such as mul_symbol validated"
+    assert [h.symbol.qualname for h in ix.search(query, limit=2)] == ["LatexPrinter.__init__", "validate"]
+    monkeypatch.setattr(levers, "OFF", frozenset({"typednames"}))
+    assert [h.symbol.qualname for h in ix.search(query, limit=2)] == ["validate", "LatexPrinter.__init__"]
+
+
 def test_hybrid_fusion_applies_the_priors(
     write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:
