@@ -324,7 +324,7 @@ class Searcher:
             top = _public_first(data, top, scores, filters)
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
-                                None if path_glob or asks_aux else data.auxiliary, terms)
+                                None if path_glob or asks_aux else data.auxiliary, query_terms(query))
         # exact names (the typed case before other cases of the same letters, a top-level
         # definition before members of the same name), score, index order
         top = top[np.lexsort((top, -scores[top], member[top], miscased[top], ~exact[top]))]
@@ -500,13 +500,14 @@ def _fuse(
     top: NDArray[np.intp],
     allowed: NDArray[np.bool_],
     auxiliary: NDArray[np.bool_] | None,
-    terms: list[str],
+    typed: list[str],
 ) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
     """BM25 fused with embedding similarity over the BM25 candidates and the nearest symbols.
 
     Both sides are scaled to [0, 1] over the candidates. A symbol whose name the query
-    spells out (every part of its name is a query word) keeps its BM25 lead: fusion
-    must not lose what keywords already find.
+    spells out (every part of its name is a word typed in it, `typed`) keeps its BM25
+    lead: fusion must not lose what keywords already find. Words the thesaurus or the
+    repo's spellings added do not count: they are guesses the embeddings may refute.
     """
     sims = np.where(allowed, sims, -1.0).astype(np.float32)
     if auxiliary is not None:
@@ -522,7 +523,7 @@ def _fuse(
     lo, hi = float(np.percentile(dense, 10)), float(dense.max())
     dense = np.clip((dense - lo) / max(hi - lo, 1e-9), 0.0, 1.0)
     fused = (1 - DENSE_WEIGHT) * lex + DENSE_WEIGHT * dense
-    wanted = set(terms)
+    wanted = set(typed)
     # A short query that spells a name, or a long one spelling a name of two words or more
     # (`send file` -> sendFile): the name is what was asked for.
     least = 1 if len(wanted) <= SHORT_QUERY else 2

@@ -687,6 +687,39 @@ def test_hybrid_fusion_applies_the_priors(
         "check_ping", "_check_ping", "rarely_ping_anything"]
 
 
+def test_fusion_protects_names_the_user_spelled_not_ones_the_thesaurus_did(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """`remove_expire` is spelled only with the thesaurus's `expire` (for "time to live"):
+    a guess, which must not override the embeddings the way a typed name does."""
+    from symscope.core import semantic
+
+    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
+    monkeypatch.setattr(semantic, "available", lambda: True)
+    helpers = "".join(f"def helper_{i}(value):\n    return value * {i} + len(str(value))\n\n" for i in range(12))
+    root = write_repo({
+        "src/helpers.py": helpers,
+        "src/expire.py": '''
+            def remove_expire(db, key):
+                """Remove the time to live of one key: it never goes stale."""
+                return db.expires.pop(key, None)
+
+            def active_cycle(db):
+                """Background job: sample keys with a time to live and remove the stale ones."""
+                for key in db.sample(20):
+                    if db.is_stale(key):
+                        db.delete(key)
+            ''',
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    semantic.update(ix)
+    query = "background job that samples keys with a time to live and removes the stale ones"
+    assert ix.search(query, limit=1)[0].symbol.name == "active_cycle"
+    # typed, the same name is protected: the user asked for it
+    assert ix.search("remove expire entry for a key", limit=1)[0].symbol.name == "remove_expire"
+
+
 def test_the_plural_of_a_two_letter_word_also_means_the_word(
     write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
