@@ -560,17 +560,23 @@ def test_a_class_moves_below_new_hits_when_its_member_is_listed(
     assert nested.index("Router") == 3 and set(nested) == set(plain), (plain, nested)
 
 
+#: A package that re-exports `gcd` from `pkg.tools`, and a method of the same name elsewhere.
+_GCD_PACKAGE = {
+    "pkg/__init__.py": "from pkg.tools import gcd\n",
+    "pkg/monomials.py": '''
+        class Monomial:
+            def gcd(self, other):
+                """Greatest common divisor: the greatest common divisor of two monomials."""
+                return Monomial(min(a, b) for a, b in zip(self, other))
+        ''',
+}
+
+
 def test_a_definition_the_package_re_exports_ranks_above_a_same_named_method(
     write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:
     root = write_repo({
-        "pkg/__init__.py": "from pkg.tools import gcd\n",
-        "pkg/monomials.py": '''
-            class Monomial:
-                def gcd(self, other):
-                    """Greatest common divisor: the greatest common divisor of two monomials."""
-                    return Monomial(min(a, b) for a, b in zip(self, other))
-            ''',
+        **_GCD_PACKAGE,
         "pkg/tools.py": '''
             def gcd(f, g):
                 """Compute the greatest common divisor of two polynomials in any domain."""
@@ -596,13 +602,7 @@ def test_the_public_definition_comes_before_methods_sharing_its_name(
     """The methods' docstrings say the query's words; the exported function that
     dispatches to them does not, and still comes first (lever apifirst)."""
     root = write_repo({
-        "pkg/__init__.py": "from pkg.tools import gcd\n",
-        "pkg/monomials.py": '''
-            class Monomial:
-                def gcd(self, other):
-                    """Greatest common divisor of two monomials (the common divisor of least degree)."""
-                    return Monomial(min(a, b) for a, b in zip(self, other))
-            ''',
+        **_GCD_PACKAGE,
         "pkg/rings.py": '''
             class PolyElement:
                 def gcd(self, other):
