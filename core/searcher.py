@@ -269,14 +269,14 @@ class Searcher:
             raise BadQueryError("empty query: give one or more words to search for")
         if limit < 1:
             raise BadQueryError("--limit must be at least 1")
-        terms = query_terms(query)
-        if not terms:
+        typed = query_terms(query)
+        if not typed:
             raise BadQueryError(f"query {query!r} has no searchable words")
         data = self.data()
         if not data.ids:
             return []
-        sentence = len(set(terms)) > SHORT_QUERY
-        terms, boosts = self._expand(data, terms, query)
+        sentence = len(set(typed)) > SHORT_QUERY
+        terms, boosts = self._expand(data, typed, query)
         # A sentence describes what a definition does, and the one that does it is often long;
         # a keyword query names something, and keeps BM25's usual preference for the concise.
         scores = data.bm25.get_scores(terms, boosts, soft=sentence)
@@ -305,8 +305,8 @@ class Searcher:
         if named:
             exact[named] = True
             if levers.on("exactcase"):  # `Poly` means the class Poly before the function poly
-                typed = query.strip()
-                miscased[[d for d in named if _miscased(typed, data.names[d], data.qualnames[d])]] = True
+                as_typed = query.strip()
+                miscased[[d for d in named if _miscased(as_typed, data.names[d], data.qualnames[d])]] = True
             if levers.on("toplevel"):
                 # `Engine` means the struct Engine before methods named Engine, and `Gson` the
                 # class before its constructor `Gson.Gson` (a qualified name typed is exact)
@@ -324,7 +324,7 @@ class Searcher:
             top = _public_first(data, top, scores, filters)
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
-                                None if path_glob or asks_aux else data.auxiliary, query_terms(query))
+                                None if path_glob or asks_aux else data.auxiliary, typed)
         # exact names (the typed case before other cases of the same letters, a top-level
         # definition before members of the same name), score, index order
         top = top[np.lexsort((top, -scores[top], member[top], miscased[top], ~exact[top]))]
