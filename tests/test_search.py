@@ -354,6 +354,14 @@ def _stand_in_encoder(texts: list[str]) -> np.ndarray:  # type: ignore[type-arg]
     return out
 
 
+def _use_stand_in_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `semantic` extra as if installed, with `_stand_in_encoder` as its model."""
+    from symscope.core import semantic
+
+    monkeypatch.setattr(semantic, "available", lambda: True)
+    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
+
+
 def test_hybrid_search_is_incremental_and_keeps_exact_names(
     levers_repo: Index, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -402,8 +410,7 @@ def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
     assert "symscope[semantic]" in err and err.count("\n") == 1 and "Traceback" not in err
     assert not (levers_repo.index_dir / semantic.VECTORS_FILE).exists()
 
-    monkeypatch.setattr(semantic, "available", lambda: True)
-    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
+    _use_stand_in_model(monkeypatch)
     monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
     assert cli.main(["index", root, "--index-dir", idx, "--semantic", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)["semantic"]
@@ -669,8 +676,7 @@ def test_hybrid_fusion_applies_the_priors(
 ) -> None:
     from symscope.core import semantic
 
-    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
-    monkeypatch.setattr(semantic, "available", lambda: True)
+    _use_stand_in_model(monkeypatch)
     monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
     root = write_repo({
         "pkg/__init__.py": "from pkg.public import check_ping\n",
@@ -694,8 +700,7 @@ def test_fusion_protects_names_the_user_spelled_not_ones_the_thesaurus_did(
     a guess, which must not override the embeddings the way a typed name does."""
     from symscope.core import semantic
 
-    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
-    monkeypatch.setattr(semantic, "available", lambda: True)
+    _use_stand_in_model(monkeypatch)
     helpers = "".join(f"def helper_{i}(value):\n    return value * {i} + len(str(value))\n\n" for i in range(12))
     root = write_repo({
         "src/helpers.py": helpers,
