@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 #: Path segments and file names that mark tests, examples and docs.
 _AUX_SEGMENT = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
-    r"docs?|docs_src|documentation|benchmarks?|tutorials?|scripts)(/|$)"
+    r"docs?|docs_src|documentation|bench|benches|benchmarks?|tutorials?|scripts)(/|$)"
 )
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
@@ -50,7 +50,7 @@ _AUX_FILE = re.compile(
     r"[^/]*(Test|Tests|[a-z]IT|Benchmark|Benchmarks)\.(java|kt|kts|scala|groovy|cs|swift))$"
 )
 _AUX_QUERY_WORDS = frozenset(
-    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benchmark", "benchmarks", "script", "scripts"]
+    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts"]
 )
 #: In a query of four words or more these are verbs or adjectives ("test a connection",
 #: "sample random keys"), not a request for test or sample files.
