@@ -24,6 +24,7 @@ LEVERS = frozenset({
     "auxverbs",  # "test", "sample" used as verbs in a long query do not ask for test files
     "exports",  # `module.exports` members answer to the module's name
     "members",  # a container's bag holds its members' names, not their bodies
+    "privatepaths",  # code under `internal/` or a `_private` module ranks a little lower, as `_x` names do
     "vendored",  # bundled third-party code (`deps/`) ranks below the repo's own
     "softlen",  # long definitions are not sunk by BM25's length normalisation
     "nesting",  # a class around a hit already listed (or a member of one) comes after the new ones

@@ -40,6 +40,9 @@ _AUX_SEGMENT = re.compile(
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
 VENDORED_PRIOR = 0.5
+#: Folders and modules private by convention: Go's `internal/` (the compiler enforces it),
+#: Java's and JS's `internal` packages, Python's `_compat/`, `_internal/`, `_utils.py`.
+_PRIVATE_PATH = re.compile(r"(^|/)(internal(/|$)|_(?!_)[^/]+)")
 #: A top-level definition whose name a package entry file re-exports (the public API)...
 EXPORTED_PRIOR = 1.3
 #: ... when it is one of these kinds: what does the work (a re-exported type or constant
@@ -624,6 +627,9 @@ def _priors(
     if exported:
         out[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
              if ok and name in exported]] *= EXPORTED_PRIOR
+    if levers.on("privatepaths"):
+        hidden = {p for p in set(paths) if _PRIVATE_PATH.search(p)}
+        out[[d for d, p in enumerate(paths) if p in hidden]] *= PRIVATE_PRIOR
     if levers.on("vendored"):
         vendored = {p for p in set(paths) if is_vendored(p)}
         out[[d for d, p in enumerate(paths) if p in vendored]] *= VENDORED_PRIOR

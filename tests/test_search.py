@@ -523,6 +523,53 @@ def test_bundled_third_party_code_ranks_below_the_repos_own(
     assert names == ["parse_decimal_text", "parse_decimal_string"]
 
 
+def test_code_under_internal_or_a_private_module_ranks_below_the_public_api(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """Go's `internal/` cannot be imported from outside, and a Java `internal` package or a
+    Python `_impl` module is private by convention: a public twin is the one to show."""
+    root = write_repo({
+        "internal/frame/encode.go": """
+            package frame
+
+            // EncodeFrame writes the frame header and then the frame payload.
+            func EncodeFrame(w io.Writer, payload []byte) error {
+                return writeAll(w, header(len(payload)), payload)
+            }
+            """,
+        "wire/encode.go": """
+            package wire
+
+            // EncodeFrame writes a frame: its header and payload.
+            func EncodeFrame(w io.Writer, body []byte) error {
+                return frame.EncodeFrame(w, body)
+            }
+            """,
+        "pkg/_impl/codec.py": '''
+            def decode_frame(data):
+                """Split the frame header from the frame payload."""
+                return data[:4], data[4:]
+            ''',
+        "pkg/codec.py": '''
+            def decode_frame(data):
+                """Split a frame into header and payload."""
+                return _impl.decode_frame(data)
+            ''',
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+
+    def first(query: str) -> str:
+        return ix.search(query, limit=1)[0].symbol.path
+
+    assert first("encode frame header payload") == "wire/encode.go"
+    assert first("decode frame header payload") == "pkg/codec.py"
+    monkeypatch.setattr(levers, "OFF", frozenset({"privatepaths"}))
+    _rank_afresh(ix)
+    assert first("encode frame header payload") == "internal/frame/encode.go"
+    assert first("decode frame header payload") == "pkg/_impl/codec.py"
+
+
 def test_a_class_moves_below_new_hits_when_its_member_is_listed(
     write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:
