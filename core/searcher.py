@@ -32,10 +32,12 @@ from symscope.core.thesaurus import related_terms
 if TYPE_CHECKING:
     from symscope.core.semantic import DenseIndex
 
-#: Path segments and file names that mark tests, examples and docs.
+#: Path segments and file names that mark tests, examples, docs, benchmarks, fuzz targets
+#: (`cargo fuzz` puts them in `fuzz/`) and mocks.
 _AUX_SEGMENT = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
-    r"docs?|docs_src|documentation|bench|benches|benchmarks?|tutorials?|scripts)(/|$)"
+    r"docs?|docs_src|documentation|bench|benches|benchmarks?|tutorials?|scripts|"
+    r"e2e|fuzz|mocks|__mocks__|playground)(/|$)"
 )
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
@@ -53,11 +55,11 @@ _AUX_FILE = re.compile(
     r"[^/]*(Test|Tests|[a-z]IT|Benchmark|Benchmarks)\.(java|kt|kts|scala|groovy|cs|swift))$"
 )
 _AUX_QUERY_WORDS = frozenset(
-    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts"]
+    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts", "fuzz", "mock", "mocks", "e2e", "playground"]
 )
 #: In a query of four words or more these are verbs or adjectives ("test a connection",
 #: "sample random keys"), not a request for test or sample files.
-_AUX_VERBS = frozenset(["test", "sample", "example", "demo", "doc", "script", "bench", "fixture", "spec"])
+_AUX_VERBS = frozenset(["test", "sample", "example", "demo", "doc", "script", "bench", "fixture", "spec", "fuzz", "mock"])
 AUX_PENALTY = 0.3
 #: For queries of more than `SHORT_QUERY` terms, functions' and methods' length normalisation
 #: is softened to this power (see `BM25Builder.build`): the function that does what a
