@@ -33,11 +33,12 @@ if TYPE_CHECKING:
     from symscope.core.semantic import DenseIndex
 
 #: Path segments and file names that mark tests, examples, docs, benchmarks, fuzz targets
-#: (`cargo fuzz` puts them in `fuzz/`) and mocks.
+#: (`cargo fuzz` puts them in `fuzz/`), mocks, and built bundles (`dist/`: a committed
+#: copy of the whole library, under names like `mergeConfig$1`).
 _AUX_SEGMENT = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
     r"docs?|docs_src|documentation|bench|benches|benchmarks?|tutorials?|scripts|"
-    r"e2e|fuzz|mocks|__mocks__|playground)(/|$)"
+    r"e2e|fuzz|mocks|__mocks__|playground|dist)(/|$)"
 )
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
@@ -55,7 +56,7 @@ _AUX_FILE = re.compile(
     r"[^/]*(Test|Tests|[a-z]IT|Benchmark|Benchmarks)\.(java|kt|kts|scala|groovy|cs|swift))$"
 )
 _AUX_QUERY_WORDS = frozenset(
-    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts", "fuzz", "mock", "mocks", "e2e", "playground"]
+    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts", "fuzz", "mock", "mocks", "e2e", "playground", "dist"]
 )
 #: In a query of four words or more these are verbs or adjectives ("test a connection",
 #: "sample random keys"), not a request for test or sample files.

@@ -71,15 +71,16 @@ def test_tests_rank_below_library_unless_asked(repo: Index) -> None:
     assert is_auxiliary("docs_src/app/main.py") and is_auxiliary("pkg/foo_test.go")
     assert not is_auxiliary("lib/testing_utils_are_not_tests.py")
     # Cargo's `benches/` and `bench/` are benchmarks and `fuzz/` fuzz targets; mocks and
-    # end-to-end suites are test code too; JVM and .NET name their tests and
+    # end-to-end suites are test code too, and `dist/` a built copy; JVM and .NET name their tests and
     # benchmarks by suffix, outside any test folder too
     for aux in ("benches/sync_notify.rs", "tokio/benches/spawn.rs", "bench/router.js", "tokio/fuzz/fuzz_targets/x.rs",
                 "e2e/login.spec.js", "pkg/models/mocks/store.go", "cli/__mocks__/fs.js", "playground/src/App.vue",
+                "dist/esm/axios.js",
                 "metrics/src/main/java/ParseBenchmark.java", "src/FooTest.java", "src/BarTests.kt",
                 "src/ClientIT.java", "lib/parser_spec.rb"):
         assert is_auxiliary(aux), aux
     for lib in ("src/Contest.java", "src/TestUtils.java", "src/LIMIT.java", "lib/spec.rb", "src/bencher.rs",
-                "src/benches.rs", "src/fuzzy.rs", "src/mock.py"):
+                "src/benches.rs", "src/fuzzy.rs", "src/mock.py", "lib/distance.js"):
         assert not is_auxiliary(lib), lib
 
 
