@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 
 #: Bump when core/parse.py changes what it extracts for the same source.
-EXTRACTOR_VERSION = 5
+EXTRACTOR_VERSION = 6
 
 
 @dataclass(frozen=True, slots=True)

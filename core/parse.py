@@ -10,6 +10,9 @@ Query conventions (see `queries/*.scm`):
 * `@scope.<kind>` marks a naming container that is not itself a symbol
   (a Rust `impl`, an object literal bound to a variable, a namespace).
 * `@receiver` prefixes the qualified name (Go receivers, JS `app.use = function`).
+* `@name.file`, in a match without `@name`, names a definition that has no name of its
+  own after its file (JS `export default () => {}` in `parseHeaders.js` is
+  `parseHeaders`; in `Button/index.js`, `Button`). Capture any node of the definition.
 * `@doc` marks a docstring node inside the definition (Python).
 * `@body` marks a definition's body when the grammar keeps it beside the
   definition instead of inside it (Dart's `method_signature` then
@@ -584,12 +587,15 @@ def _candidates(
             locals_.append(_local_scope(node, pattern, spec))
         def_key = _definition_capture(caps)
         verbatim = caps.get("name.verbatim")
-        names = verbatim or caps.get("name")
+        file_named = caps.get("name.file") if not (verbatim or caps.get("name")) else None
+        names = verbatim or caps.get("name") or file_named
         if def_key is None or not names:
             continue
         node, name_node = caps[def_key][0], names[0]
         raw_name = _text(source, name_node).strip()
-        if spec.verbatim_names or verbatim:
+        if file_named:
+            prefix, name = "", _FILE_NAMED  # `extract` knows the file's name
+        elif spec.verbatim_names or verbatim:
             prefix, name = "", _unquote(raw_name)
         else:
             full = _normalize_prefix(raw_name) or raw_name
@@ -749,6 +755,20 @@ def _wider(new: _Candidate, old: _Candidate) -> bool:
     return new.pattern > old.pattern  # later patterns are the more specific ones
 
 
+_FILE_NAMED = "\x00file"
+"""Stands for the name of a definition that `@name.file` names after its file."""
+
+
+def _name_of_file(path: str) -> str:
+    """What a module's readers call its anonymous default export: the file's name without its
+    extension (`parseHeaders.js` -> `parseHeaders`), or the folder's for an `index` file."""
+    folder, _, file_name = path.rpartition("/")
+    name = file_name.partition(".")[0] or file_name
+    if name == "index" and folder:
+        name = folder.rpartition("/")[2]
+    return name
+
+
 def _file_symbol(path: str, source: bytes, kind: str) -> _Pending:
     """The whole file as one symbol named after it: the component of `Button.vue` is `Button`."""
     file_name = path.rpartition("/")[2]
@@ -879,6 +899,9 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> Extraction:
     else:
         cands, imports, embed_errors = _candidates(source, spec, tree.root_node, misread_comments, 0, exports)
     cands.sort(key=lambda c: (c.anchor.start_byte, -c.end.end_byte, c.is_scope is False))
+    for cand in cands:
+        if cand.name == _FILE_NAMED:
+            cand.name = _name_of_file(path)
     definitions = {(c.node.start_byte, c.node.end_byte) for c in cands}
 
     stack: list[tuple[_Candidate, str, str | None]] = []  # candidate, qualname, symbol id

@@ -675,3 +675,36 @@ cfg_net! {
 
     index_ts = b"export {HTTPError} from './errors/HTTPError.js';\nexport type {Options, Hooks as H} from './types';\n"
     assert extract("source/index.ts", index_ts, langs["typescript"]).exports == ["HTTPError", "Hooks", "Options"]
+
+
+def test_an_anonymous_default_export_is_named_after_its_file() -> None:
+    """`export default () => {}` has no name of its own: its readers call it by its module's
+    name (`parseHeaders` for parseHeaders.js), or by the folder's for an `index` file."""
+    langs = all_languages()
+    js = b'''import utils from './utils.js';
+
+/** Parse the raw header block into an object. */
+export default rawHeaders => {
+  return utils.split(rawHeaders);
+};
+'''
+    syms = extract("lib/helpers/parseHeaders.js", js, langs["javascript"]).symbols
+    assert [(s.qualname, s.kind, s.start_line, s.end_line) for s in syms] == [("parseHeaders", "function", 3, 6)]
+    assert syms[0].docstring == "Parse the raw header block into an object."
+
+    ts = b'''export default function (props: { label: string }): string {
+  return props.label;
+}
+'''
+    syms = extract("src/Button/index.ts", ts, langs["typescript"]).symbols
+    assert [(s.qualname, s.kind) for s in syms] == [("Button", "function")]
+
+    cls = b'''export default class {
+  run(): number { return 1; }
+}
+'''
+    syms = extract("lib/Runner.ts", cls, langs["typescript"]).symbols
+    assert [(s.qualname, s.kind) for s in syms] == [("Runner", "class"), ("Runner.run", "method")]
+    # a named default export keeps its own name
+    named = extract("lib/x.js", b"export default function mergeConfig(a, b) { return a; }\n", langs["javascript"])
+    assert [s.qualname for s in named.symbols] == ["mergeConfig"]

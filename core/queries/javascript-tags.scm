@@ -66,6 +66,15 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$")
   (#not-match? @_value "^require\\("))
 
+; export default () => {} / export default function () {}: no name of its own, so it is
+; named after its file (`parseHeaders.js` -> parseHeaders; `Button/index.js` -> Button).
+(export_statement
+  "default" @name.file
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(export_statement
+  "default" @name.file
+  value: (class)) @definition.class
+
 (import_statement source: (string) @import)
 
 ; What an `index` file re-exports (`export {a, b} from './x'`): the package's public API
