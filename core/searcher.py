@@ -55,8 +55,9 @@ _AUX_FILE = re.compile(
     r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py|"
     r"[^/]*(Test|Tests|[a-z]IT|Benchmark|Benchmarks)\.(java|kt|kts|scala|groovy|cs|swift))$"
 )
+#: Query words that ask for auxiliary code (not `dist`: it is also a name, `dist()` for distance).
 _AUX_QUERY_WORDS = frozenset(
-    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts", "fuzz", "mock", "mocks", "e2e", "playground", "dist"]
+    ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts", "fuzz", "mock", "mocks", "e2e", "playground"]
 )
 #: In a query of four words or more these are verbs or adjectives ("test a connection",
 #: "sample random keys"), not a request for test or sample files.
