@@ -14,6 +14,7 @@ import fnmatch
 import itertools
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -238,7 +239,9 @@ class Searcher:
         position = {sym_id: doc for doc, sym_id in enumerate(ids)}
         top_level = [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)]
         exported = self.store.exported_names() if levers.on("public") else set()
-        auxiliary = [is_auxiliary(p) for p in paths]
+        path_ids = np.array([path_index[p] for p in paths], dtype=np.int32)
+        # judged once per file, not once per symbol
+        auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids]
         data = RankData(
             ids=ids,
             paths=paths,
@@ -246,18 +249,16 @@ class Searcher:
             norm_hashes=norm_hashes,
             kinds=np.array(kinds, dtype=object),
             languages=np.array(languages, dtype=object),
-            path_ids=np.array([path_index[p] for p in paths], dtype=np.int32),
+            path_ids=path_ids,
             unique_paths=unique_paths,
-            auxiliary=np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[
-                np.array([path_index[p] for p in paths], dtype=np.int32)
-            ] if paths else np.zeros(0, dtype=bool),
+            auxiliary=auxiliary,
             bm25=bm25,
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
-            family=_families(names, qualnames, kinds, signatures, auxiliary),
+            family=_families(names, qualnames, kinds, signatures, auxiliary.tolist()),
             prior=_priors(bm25, names, paths, top_level, exported),
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
-            public_api=_public_api(names, top_level, auxiliary, exported),
+            public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -632,12 +633,16 @@ def _priors(
         out[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
              if ok and name in exported]] *= EXPORTED_PRIOR
     if levers.on("privatepaths"):
-        hidden = {p for p in set(paths) if _PRIVATE_PATH.search(p)}
-        out[[d for d, p in enumerate(paths) if p in hidden]] *= PRIVATE_PRIOR
+        out[_docs_in(paths, lambda p: bool(_PRIVATE_PATH.search(p)))] *= PRIVATE_PRIOR
     if levers.on("vendored"):
-        vendored = {p for p in set(paths) if is_vendored(p)}
-        out[[d for d, p in enumerate(paths) if p in vendored]] *= VENDORED_PRIOR
+        out[_docs_in(paths, is_vendored)] *= VENDORED_PRIOR
     return out
+
+
+def _docs_in(paths: list[str], test: Callable[[str], bool]) -> list[int]:
+    """The documents whose file passes `test` (each file judged once)."""
+    chosen = {p for p in set(paths) if test(p)}
+    return [d for d, p in enumerate(paths) if p in chosen]
 
 
 def _public_api(
