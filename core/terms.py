@@ -14,16 +14,18 @@ from itertools import chain, islice
 from typing import TypeVar
 
 #: Bump when tokenizing changes: stored terms must match query terms.
-TERMS_VERSION = 7
+TERMS_VERSION = 8
 
 _NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 _Word = TypeVar("_Word", str, bytes)
+#: `Cardano's` (straight or curly quote): the `s` is no word of its own.
+_POSSESSIVE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: English words that carry no meaning in a code search.
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get", "gets", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "that", "the", "their", "then", "there", "these", "this", "those", "to", "use", "uses", "using", "via", "want", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "should", "would", "could", "find", "show", "code", "implement", "implementation", "implemented"]
+    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get", "gets", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "that", "the", "their", "then", "there", "these", "this", "those", "to", "use", "uses", "using", "via", "want", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "should", "would", "could", "find", "show", "code", "implement", "implementation", "implemented", "whose", "whom", "has", "have", "had", "been", "being", "were", "our", "they", "them", "than", "such"]
 )
 # `get`/`use` are also real method names (express `app.use`); they stay searchable
 # when they are the whole query (see `query_terms`).
@@ -125,8 +127,9 @@ def identifier_terms(text: str, *, drop_keywords: bool = False) -> list[str]:
 
 
 def prose_terms(text: str) -> list[str]:
-    """Terms for docstrings: identifiers split, English stop words dropped."""
-    return list(chain.from_iterable(map(_PROSE_TERMS.__getitem__, _WORD.findall(text))))
+    """Terms for docstrings: identifiers split, English stop words and possessive `'s` dropped."""
+    words = _WORD.findall(_POSSESSIVE.sub("", text))
+    return list(chain.from_iterable(map(_PROSE_TERMS.__getitem__, words)))
 
 
 def body_terms(source: bytes, limit: int) -> list[str]:

@@ -32,6 +32,9 @@ def test_identifier_splitting_and_stemming() -> None:
     assert "request" in query_terms("req")  # abbreviations expand
     assert query_terms("use") == ["use"]  # a stop word alone is still searchable
     assert "sendfile" in query_terms("sendFile")
+    # a possessive is no word `s`, and relative pronouns or auxiliaries say nothing of the code
+    assert query_terms("Cardano's formula") == ["cardano", "formula"]
+    assert query_terms("a key whose time has passed") == ["key", "tim", "pass"]
 
 
 @pytest.fixture
