@@ -14,7 +14,7 @@ from itertools import chain, islice
 from typing import TypeVar
 
 #: Bump when tokenizing changes: stored terms must match query terms.
-TERMS_VERSION = 8
+TERMS_VERSION = 9
 
 _NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -25,7 +25,7 @@ _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: English words that carry no meaning in a code search.
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get", "gets", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "that", "the", "their", "then", "there", "these", "this", "those", "to", "use", "uses", "using", "via", "want", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "should", "would", "could", "find", "show", "code", "implement", "implementation", "implemented", "whose", "whom", "has", "have", "had", "been", "being", "were", "our", "they", "them", "than", "such"]
+    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get", "gets", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "that", "the", "their", "then", "there", "these", "this", "those", "to", "use", "uses", "using", "via", "want", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "should", "would", "could", "find", "show", "code", "implement", "implementation", "implemented", "whose", "whom", "has", "have", "had", "been", "being", "were", "our", "they", "them", "than", "such", "like", "through", "about", "upon", "onto", "some", "already", "still", "also", "just", "may", "might"]
 )
 # `get`/`use` are also real method names (express `app.use`); they stay searchable
 # when they are the whole query (see `query_terms`).
