@@ -18,6 +18,7 @@ LEVERS = frozenset({
     "helpers",  # constants and regexes rank below the functions that apply them
     "neighbours",  # a query word absent from the repo tries its closest spellings there
     "typednames",  # a code name typed in a sentence (`mul_symbol`, `sendFile`) weighs double
+    "nameverbs",  # the stop-word verbs find/show/get/use count at 0.4: names start with them (`app.use`)
     "compounds",  # adjacent query words also match their joined form (`file name` -> `filename`)
     "literals",  # numbers and the prose of comments and strings as body fields
     "callees",  # the names a body calls count twice

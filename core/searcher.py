@@ -98,6 +98,9 @@ TYPED_NAME_WEIGHT = 2.0
 _TYPED_NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 #: Weight of two adjacent query words joined (`read lines` -> `readlines`).
 COMPOUND_WEIGHT = 0.5
+#: The weight of a stop-word verb that may start a name (`find`, `get`, `use`).
+NAME_VERB_WEIGHT = 0.4
+_NAME_VERBS = frozenset(["find", "finds", "show", "shows", "get", "gets", "use", "uses"])
 #: Hits whose names are checked for a re-exported definition of the same name.
 PUBLIC_FIRST_DEPTH = 10
 #: How far above the method a lifted public definition lands (a share of the method's score).
@@ -428,6 +431,14 @@ class Searcher:
                 if near in vocab and near not in out:
                     out.append(near)
                     boosts.append(THESAURUS_WEIGHT)
+        if levers.on("nameverbs"):
+            # "find the subcommand ...", `app.use mount`: the verbs the stop words drop are
+            # also the first word of many names (`Command.Find`, `app.use`, `get_app_dir`)
+            for word in words:
+                verb = stem(word)
+                if word in _NAME_VERBS and verb in vocab and verb not in out:
+                    out.append(verb)
+                    boosts.append(NAME_VERB_WEIGHT)
         if levers.on("compounds"):
             for a, b in itertools.pairwise(words):
                 # only the stemmed form: the unstemmed one is also every `a_b` name's whole term

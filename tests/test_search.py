@@ -277,6 +277,16 @@ def levers_repo(write_repo, tmp_path: Path) -> Index:  # type: ignore[no-untyped
                 }
             }
             ''',
+        "cli/command.py": '''
+            class Command:
+                def find(self, args):
+                    """Walk the arguments down to the subcommand they name."""
+                    return self.walk(args)
+
+                def subcommand_named(self, args):
+                    """Which subcommand the arguments name."""
+                    return [c for c in self.subcommands if c.name == args[0]]
+            ''',
         "web/settings.js": '''
             module.exports = {
               load: function (file) { return readConfig(file); },
@@ -312,6 +322,11 @@ def test_families_fold_into_one_hit(levers_repo: Index) -> None:
     assert len(decode) == 1
     assert {decode[0].symbol.path, *(d.split("::")[0] for d in decode[0].duplicates)} == {
         "codec/lines.rs", "codec/bytes.rs"}
+
+
+def test_a_stop_word_verb_still_counts_toward_a_name(levers_repo: Index) -> None:
+    # `find` is a stop word ("find the code that ..."), and also the name asked for here
+    assert levers_repo.search("find the subcommand", limit=1)[0].symbol.name == "find"
 
 
 def test_numbers_in_a_body_are_searchable(levers_repo: Index) -> None:
