@@ -98,6 +98,8 @@ TYPED_NAME_WEIGHT = 2.0
 _TYPED_NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 #: Weight of two adjacent query words joined (`read lines` -> `readlines`).
 COMPOUND_WEIGHT = 0.5
+#: How much a file whose other symbols match a sentence lifts its symbols (at most).
+FILE_CONTEXT = 0.2
 #: The weight of a stop-word verb that may start a name (`find`, `get`, `use`).
 NAME_VERB_WEIGHT = 0.4
 _NAME_VERBS = frozenset(["find", "finds", "show", "shows", "get", "gets", "use", "uses"])
@@ -291,6 +293,11 @@ class Searcher:
         # A sentence describes what a definition does, and the one that does it is often long;
         # a keyword query names something, and keeps BM25's usual preference for the concise.
         scores = data.bm25.get_scores(terms, boosts, soft=sentence)
+        dense = self._dense_index(data) if len(re.findall(r"[A-Za-z]{2,}", query)) >= 2 else None
+        if sentence and dense is None and levers.on("filecontext"):
+            # (the hybrid's embeddings already read the query as a whole: measured, this lift
+            # only distorted the BM25 share of the fused score there)
+            scores = _with_file_context(data, scores)
         # A term in exactly half the symbols weighs zero in Okapi BM25 (tiny repos): a symbol
         # holding a query word is still a result, ranked after those with weight.
         filters = _filter_mask(data, kind, language, path_glob)
@@ -299,7 +306,6 @@ class Searcher:
         if not path_glob and not asks_aux:
             scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores)
         candidates = np.flatnonzero(mask)
-        dense = self._dense_index(data) if len(re.findall(r"[A-Za-z]{2,}", query)) >= 2 else None
         if candidates.size == 0 and dense is None:
             return []
         want = min(candidates.size, max(limit * 8 + 20, RERANK_DEPTH))
@@ -486,6 +492,24 @@ class Searcher:
             return []
         term = parts[-1] if len(parts) == 1 else name.lower().replace("_", "")
         return [data.ids[d] for d in data.bm25.documents_with(term).tolist()]
+
+
+def _with_file_context(data: RankData, scores: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Scores lifted by up to `FILE_CONTEXT` when the rest of the symbol's file matches too.
+
+    A sentence names a module's subject as well as the function's job ("a key whose time to
+    live has passed" is about expiry, redis's expire.c): the mean score of the file's other
+    symbols, relative to the best such mean, scales each symbol by 1 + `FILE_CONTEXT` x that.
+    The symbol itself is left out of its file's mean, so a file of one symbol lifts nothing.
+    """
+    files = data.path_ids
+    total = np.bincount(files, weights=scores, minlength=len(data.unique_paths))
+    count = np.bincount(files, minlength=len(data.unique_paths))
+    others = (total[files] - scores) / np.maximum(count[files] - 1, 1)
+    best = float(others.max())
+    if best <= 0:
+        return scores
+    return (scores * (1.0 + FILE_CONTEXT * others / best)).astype(np.float32)
 
 
 def _enclosing(parent: NDArray[np.int32], doc: int) -> list[int]:

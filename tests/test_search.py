@@ -737,8 +737,10 @@ def test_a_name_typed_in_a_sentence_is_the_surest_clue(
     ix = Index.open(root, tmp_path / "idx")
     ix.update(processes=1)
     query = "where are the LaTeX printer settings such as mul_symbol validated"
+    # (filecontext off: in a repo of two files, the file that holds both is the whole context)
+    monkeypatch.setattr(levers, "OFF", frozenset({"filecontext"}))
     assert [h.symbol.qualname for h in ix.search(query, limit=2)] == ["LatexPrinter.__init__", "validate"]
-    monkeypatch.setattr(levers, "OFF", frozenset({"typednames"}))
+    monkeypatch.setattr(levers, "OFF", frozenset({"typednames", "filecontext"}))
     assert [h.symbol.qualname for h in ix.search(query, limit=2)] == ["validate", "LatexPrinter.__init__"]
 
 
@@ -897,3 +899,25 @@ def test_a_class_name_finds_the_class_before_its_constructor(
     # a constructor's name is its class's: the other class answers to its own name first
     found = names("JsonReaderFactory")
     assert found.index("JsonReaderFactory") < found.index("JsonReaderFactory.JsonReaderFactory")
+
+
+def test_a_file_about_the_sentence_lifts_its_symbols(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """Two functions say the same; the one whose file is about the sentence's subject wins
+    (lever filecontext). Without it, the tie goes to index order: `cache.py` first."""
+    doc = '"""Remove the key when its time to live has passed."""'
+    root = write_repo({
+        "cache.py": f"def prune_one(key):\n    {doc}\n\n\ndef render_page(html):\n"
+                    '    """Render an HTML page."""\n',
+        "store.py": f"def sweep_one(key):\n    {doc}\n\n\ndef seconds_left(key):\n"
+                     '    """Seconds of time to live the key has left."""\n\n\n'
+                     'def set_deadline(key, when):\n    """When the key passes its time to live."""\n',
+    })
+    ix = Index.open(root, tmp_path / "ctx-idx")
+    ix.update(processes=1)
+    query = "remove a key when its time to live has passed"
+    assert ix.search(query, limit=1)[0].symbol.name == "sweep_one"
+    monkeypatch.setattr(levers, "OFF", frozenset({"filecontext"}))
+    assert ix.search(query, limit=1)[0].symbol.name == "prune_one"
+    ix.close()
