@@ -40,7 +40,7 @@ LEFT_OVER = 1.0
 MAX_ABBREVIATION = 24
 
 _SEGMENTS = re.compile(r"[A-Za-z0-9]+")
-_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_WORDS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 
 

@@ -14,14 +14,15 @@ from itertools import chain, islice
 from typing import TypeVar
 
 #: Bump when tokenizing changes: stored terms must match query terms.
-TERMS_VERSION = 9
+TERMS_VERSION = 10
 
 _NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 _Word = TypeVar("_Word", str, bytes)
 #: `Cardano's` (straight or curly quote): the `s` is no word of its own.
 _POSSESSIVE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
-_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+#: A plural acronym is one word (`CIDRs`, `URLs`, `IDs`), not `CID` + `Rs`.
+_PARTS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: English words that carry no meaning in a code search.
 STOPWORDS = frozenset(

@@ -22,6 +22,9 @@ from symscope.core.terms import query_terms, split_identifier, stem
 def test_identifier_splitting_and_stemming() -> None:
     assert split_identifier("parseHTTPRequest2") == ["parse", "http", "request", "2"]
     assert split_identifier("send_file") == ["send", "file"]
+    # a plural acronym is one word: `CIDRs` is not `CID` + `Rs`
+    assert split_identifier("prepareTrustedCIDRs") == ["prepare", "trusted", "cidrs"]
+    assert split_identifier("getIDsForURLs") == ["get", "ids", "for", "urls"]
     assert stem("routes") == stem("routing") == stem("router") == stem("route")
     assert stem("class") == "class"
     # a verb, its past and its noun meet: "where is the token verified" finds `verify_token`
