@@ -29,7 +29,8 @@ STOPWORDS = frozenset(
     ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get", "gets", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "that", "the", "their", "then", "there", "these", "this", "those", "to", "use", "uses", "using", "via", "want", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "should", "would", "could", "find", "show", "code", "implement", "implementation", "implemented", "whose", "whom", "has", "have", "had", "been", "being", "were", "our", "they", "them", "than", "such", "like", "through", "about", "upon", "onto", "some", "already", "still", "also", "just", "may", "might"]
 )
 # `get`/`use` are also real method names (express `app.use`); they stay searchable
-# when they are the whole query (see `query_terms`).
+# when they are the whole query (see `query_terms`), and count a little in any query
+# (the searcher's `nameverbs` lever).
 
 #: Keywords that flood every body and say nothing about it.
 KEYWORDS = frozenset(
