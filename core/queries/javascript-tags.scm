@@ -66,6 +66,23 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$")
   (#not-match? @_value "^require\\("))
 
+; A module-level constant of any case with a JSDoc comment right above it: the comment says
+; the value is part of the module's meaning (`/** ... */ const hasStandardBrowserEnv = ...`).
+; Undocumented camelCase values stay out: they are locals of the module, not its API.
+(program
+  (comment) @_doc
+  .
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [(binary_expression) (call_expression) (member_expression) (identifier) (string)
+              (number) (template_string) (array) (parenthesized_expression)
+              (ternary_expression) (unary_expression) (new_expression) (await_expression)
+              (true) (false) (regex)] @_value)) @definition.constant
+  (#match? @_doc "^/[*][*]")
+  (#not-match? @name "^[A-Z][A-Z0-9_]*$")
+  (#not-match? @_value "^require\\("))
+
 ; export default () => {} / export default function () {}: no name of its own, so it is
 ; named after its file (`parseHeaders.js` -> parseHeaders; `Button/index.js` -> Button).
 (export_statement

@@ -42,6 +42,22 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$")
   (#not-match? @_value "^require\\("))
 
+; A module-level constant of any case with a JSDoc comment right above it (see javascript-tags.scm).
+(program
+  (comment) @_doc
+  .
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [(binary_expression) (call_expression) (member_expression) (identifier) (string)
+              (number) (template_string) (array) (parenthesized_expression)
+              (ternary_expression) (unary_expression) (new_expression) (await_expression)
+              (true) (false) (regex) (as_expression) (satisfies_expression)
+              (non_null_expression)] @_value)) @definition.constant
+  (#match? @_doc "^/[*][*]")
+  (#not-match? @name "^[A-Z][A-Z0-9_]*$")
+  (#not-match? @_value "^require\\("))
+
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 ; `declare function f(): void;` and overload signatures (one symbol each, like Python @overload).
