@@ -102,7 +102,8 @@ COMPOUND_WEIGHT = 0.5
 FILE_CONTEXT = 0.2
 #: The weight of a stop-word verb that may start a name (`find`, `get`, `use`).
 NAME_VERB_WEIGHT = 0.4
-_NAME_VERBS = frozenset(["find", "finds", "show", "shows", "get", "gets", "use", "uses"])
+#: (stop words only: `finds` or `shows` is no stop word, so it is a query term already)
+_NAME_VERBS = frozenset(["find", "show", "get", "gets", "use", "uses"])
 #: Hits whose names are checked for a re-exported definition of the same name.
 PUBLIC_FIRST_DEPTH = 10
 #: How far above the method a lifted public definition lands (a share of the method's score).
@@ -443,9 +444,8 @@ class Searcher:
         if levers.on("nameverbs"):
             # "find the subcommand ...", `app.use mount`: the verbs the stop words drop are
             # also the first word of many names (`Command.Find`, `app.use`, `get_app_dir`)
-            for word in words:
-                verb = stem(word)
-                if word in _NAME_VERBS and verb in vocab and verb not in out:
+            for verb in (stem(w) for w in words if w in _NAME_VERBS):
+                if verb in vocab and verb not in out:
                     out.append(verb)
                     boosts.append(NAME_VERB_WEIGHT)
         if levers.on("compounds"):
