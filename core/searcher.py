@@ -90,6 +90,10 @@ DENSE_DEPTH = 50
 #: BM25's best is confident when the runner-up scores at most this share of it (then the
 #: fusion keeps it first).
 CONFIDENT_MARGIN = 0.9
+#: BM25's best this many stay within the fused top `LEXICAL_KEEP_WITHIN`: the embeddings add
+#: what keywords miss, but do not push out what keywords found first.
+LEXICAL_KEEP = 2
+LEXICAL_KEEP_WITHIN = 5
 #: Up to this many query terms, a query is keyword-like: any name it spells keeps its BM25 lead.
 SHORT_QUERY = 3
 #: Weight of a code name typed in a query (`mul_symbol`, `sendFile`): the name's whole term.
@@ -562,6 +566,7 @@ def _fuse(
     spells out (every part of its name is a word typed in it, `typed`) keeps its BM25
     lead: fusion must not lose what keywords already find. Words the thesaurus or the
     repo's spellings added do not count: they are guesses the embeddings may refute.
+    For the same reason BM25's first two stay within the fused top five.
     """
     sims = np.where(allowed, sims, -1.0).astype(np.float32)
     if auxiliary is not None:
@@ -591,6 +596,14 @@ def _fuse(
     # The query-independent priors (public API up, private and vendored code down) weigh on
     # the fused score too, not only on its BM25 share (square root: that share has them already).
     fused = fused * np.sqrt(data.prior[cand])
+    if top.size and fused.size > LEXICAL_KEEP_WITHIN - LEXICAL_KEEP:
+        # BM25's first two keep a place in the top five, in their BM25 order, just above the
+        # fused fourth if they had fallen below it
+        floor = float(np.sort(fused)[::-1][LEXICAL_KEEP_WITHIN - LEXICAL_KEEP])
+        step = LIFT_MARGIN * max(abs(floor), 1.0)
+        lexical = top[np.argsort(-scores[top], kind="stable")[:LEXICAL_KEEP]]
+        for rank, at in enumerate(np.searchsorted(cand, lexical).tolist()):
+            fused[at] = max(float(fused[at]), floor + (LEXICAL_KEEP - rank) * step)
     out = scores.copy()
     out[cand] = fused.astype(np.float32)
     return cand, out

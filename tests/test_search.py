@@ -863,6 +863,37 @@ def test_fusion_protects_names_the_user_spelled_not_ones_the_thesaurus_did(
     assert ix.search("remove expire entry for a key", limit=1)[0].symbol.name == "remove_expire"
 
 
+def test_fusion_keeps_bm25s_first_two_in_the_top_five(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """Six symbols the embeddings like better (`ping` means the query's
+    liveness and probe to the stand-in model) would fill the top five; BM25's two best, which
+    hold the query's own words, keep a place there, in BM25's order."""
+    from symscope.core import searcher, semantic
+
+    _use_stand_in_model(monkeypatch)
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
+    pings = "".join(f"def ping_connection_{i}(conn):\n    return conn.ping({i})\n\n" for i in range(6))
+    # many other words: the stand-in's vector of each is far from the query's
+    chores = "".join(f"    ledger.record_{w}(batch, quota, {i})\n" for i, w in enumerate(
+        ["audit", "billing", "tariff", "invoice", "margin", "refund", "rebate", "voucher"]))
+    root = write_repo({
+        "pkg/pings.py": pings,
+        "pkg/pool.py": f"def drain_pooled_lease(ledger, batch, quota):\n{chores}\n\n"
+                       f"def renew_pooled_lease(ledger, batch, quota):\n{chores}    return quota\n",
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    semantic.update(ix)
+    query = "liveness probe of a pooled lease"
+    names = [h.symbol.name for h in ix.search(query, limit=5)]
+    assert names.index("drain_pooled_lease") < names.index("renew_pooled_lease")
+    assert sum(n.startswith("ping_connection") for n in names) == 3
+    monkeypatch.setattr(searcher, "LEXICAL_KEEP", 0)
+    names = [h.symbol.name for h in ix.search(query, limit=5)]
+    assert "renew_pooled_lease" not in names
+
+
 def test_the_plural_of_a_two_letter_word_also_means_the_word(
     write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
