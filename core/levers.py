@@ -15,7 +15,7 @@ LEVERS = frozenset({
     "toplevel",  # among exact-name hits, top-level definitions before members (a class before its constructor)
     "fold",  # overloads, accessors, cfg variants, prototypes and interface impls fold into one hit
     "priors",  # widely referenced definitions first, private ones a little lower
-    "helpers",  # constants and regexes rank below the functions that apply them
+    "helpers",  # constants and regexes rank below the functions that apply them (fused scores too)
     "neighbours",  # a query word absent from the repo tries its closest spellings there
     "typednames",  # a code name typed in a sentence (`mul_symbol`, `sendFile`) weighs double
     "nameverbs",  # the stop-word verbs find/show/get/use count at 0.4: names start with them (`app.use`)

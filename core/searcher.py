@@ -596,6 +596,8 @@ def _fuse(
     # The query-independent priors (public API up, private and vendored code down) weigh on
     # the fused score too, not only on its BM25 share (square root: that share has them already).
     fused = fused * np.sqrt(data.prior[cand])
+    if levers.on("helpers"):  # as in BM25: a constant is rarely what a sentence asks for
+        fused = np.where(data.kinds[cand] == "constant", fused * HELPER_PRIOR, fused)
     if top.size and fused.size > LEXICAL_KEEP_WITHIN - LEXICAL_KEEP:
         # BM25's first two keep a place in the top five, in their BM25 order, just above the
         # fused fourth if they had fallen below it

@@ -894,6 +894,33 @@ def test_fusion_keeps_bm25s_first_two_in_the_top_five(
     assert "renew_pooled_lease" not in names
 
 
+def test_fusion_ranks_a_constant_below_the_function_applying_it(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """The helpers lever holds for the fused score too: the stand-in model finds the
+    constant closer to "liveness probe" (`ping`), but the function that pings is the answer."""
+    from symscope.core import semantic
+
+    _use_stand_in_model(monkeypatch)
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
+    others = "".join(f'def helper_{i}(value):\n    """Keeps nothing alive."""\n    return value * {i}\n\n'
+                     for i in range(6))
+    root = write_repo({"pkg/other.py": others, "pkg/ping.py": '''
+        PING_EVERY = 30
+
+
+        def keep_alive(conn):
+            """Ping the peer now and then."""
+            conn.ping()
+        '''})
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    semantic.update(ix)
+    assert [h.symbol.name for h in ix.search("liveness probe", limit=2)] == ["keep_alive", "PING_EVERY"]
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus", "helpers"}))
+    assert [h.symbol.name for h in ix.search("liveness probe", limit=2)] == ["PING_EVERY", "keep_alive"]
+
+
 def test_the_plural_of_a_two_letter_word_also_means_the_word(
     write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
