@@ -14,6 +14,7 @@ LEVERS = frozenset({
     "exactcase",  # a case-exact name beats a case-insensitive one among exact-name hits
     "toplevel",  # among exact-name hits, top-level definitions before members (a class before its constructor)
     "fold",  # overloads, accessors, cfg variants, prototypes and interface impls fold into one hit
+    "copies",  # near copies in other files (85% of terms shared: a function and its copy elsewhere) fold too
     "priors",  # widely referenced definitions first, private ones a little lower
     "helpers",  # constants and regexes rank below the functions that apply them (fused scores too)
     "neighbours",  # a query word absent from the repo tries its closest spellings there

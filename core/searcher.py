@@ -114,6 +114,13 @@ PUBLIC_FIRST_DEPTH = 10
 LIFT_MARGIN = 1e-3
 #: Places a class moves down when one of its members is already listed above it.
 NEST_DELAY = 2
+#: Near copies: two definitions of one kind in different files whose terms overlap this much
+#: (Jaccard) are one hit (`keyHashSlot` and the CLI's copy of it) ...
+COPY_JACCARD = 0.85
+#: ... when each has this many distinct terms (short ones look alike by chance) ...
+COPY_MIN_TERMS = 20
+#: ... among the first `limit` x this many candidates.
+COPY_REACH = 3
 #: A signature this short (`def run(self)`) says too little to fold two methods by.
 MIN_FOLD_SIGNATURE = 25
 #: Symbols whose terms are read back from the store at a time, when building.
@@ -361,11 +368,14 @@ class Searcher:
         nesting = levers.on("nesting")
         around: set[int] = set()  # the documents enclosing a listed one
         waiting: list[tuple[int, int]] = []  # (listed once this many hits are, document)
+        copies = _Copies(self.store, data, top[: limit * COPY_REACH]) if fold and levers.on("copies") else None
         for doc in top.tolist():
             key = (data.names[doc], data.norm_hashes[doc])
             first = groups.get(key)
             if first is None and fold:
                 first = families.get(int(data.family[doc]))
+            if first is None and copies is not None and len(picked) < limit:
+                first = copies.of(doc, picked + [d for _, d in waiting])
             if first is not None:
                 dupes.setdefault(first, []).append(doc)
                 continue
@@ -499,6 +509,40 @@ class Searcher:
             return []
         term = parts[-1] if len(parts) == 1 else name.lower().replace("_", "")
         return [data.ids[d] for d in data.bm25.documents_with(term).tolist()]
+
+
+class _Copies:
+    """Near copies among a search's first candidates, judged by the overlap of their terms.
+
+    Only across files: a definition copied into another module or program (redis's
+    `keyHashSlot` and the CLI's `clusterManagerKeyHashSlot`, a bundled build) is one hit,
+    while look-alike variants side by side in one file (`debounce_trailing` and
+    `throttle_trailing`, `sine_transform` and `cosine_transform`) do different things.
+    """
+
+    def __init__(self, store: Store, data: RankData, docs: NDArray[np.intp]) -> None:
+        self.data = data
+        position = {data.ids[d]: d for d in docs.tolist()}
+        marks = ",".join("?" * len(position))
+        self.terms: dict[int, set[str]] = {}
+        if position:
+            for sym_id, terms in store.query(f"SELECT id, terms FROM symbols WHERE id IN ({marks})", list(position)):
+                words = set(terms.split())
+                if len(words) >= COPY_MIN_TERMS:
+                    self.terms[position[sym_id]] = words
+
+    def of(self, doc: int, listed: list[int]) -> int | None:
+        """The listed document `doc` nearly copies (same kind, `COPY_JACCARD` of terms shared)."""
+        mine = self.terms.get(doc)
+        if mine is None:
+            return None
+        for other in listed:
+            theirs = self.terms.get(other)
+            if theirs is not None and self.data.kinds[other] == self.data.kinds[doc] \
+                    and self.data.path_ids[other] != self.data.path_ids[doc] \
+                    and len(mine & theirs) >= COPY_JACCARD * len(mine | theirs):
+                return other
+        return None
 
 
 def _with_file_context(data: RankData, scores: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -374,6 +374,24 @@ def test_intent_query_set_is_well_formed(tmp_path: Path) -> None:
         load_intent_queries(bad)
 
 
+def test_heldout_query_set_is_well_formed_and_scored_by_line(index: Index) -> None:
+    """The held-out set covers other repositories than the tuning set, and a target is the
+    named definition holding the given line."""
+    from benchmarks.heldout import load, rank
+    from benchmarks.intent import load_intent_queries
+
+    repos, queries = load()
+    assert len(queries) >= 60 and len({r["language"] for r in repos.values()}) >= 4
+    assert len({(q["repo"], q["query"]) for q in queries}) == len(queries)
+    assert not set(repos) & set(load_intent_queries()[0])
+    hits = index.search("send a file", limit=5)
+    names = [h.symbol.name for h in hits]
+    line = next(h.symbol.start_line for h in hits if h.symbol.name == "sendFile")
+    target = {"path": "lib/context.js", "name": "sendFile", "line": line + 1}
+    assert rank(index, hits, target) == names.index("sendFile") + 1
+    assert rank(index, hits, {**target, "line": line - 1}) is None
+
+
 def test_the_report_names_the_cache_under_home_without_the_machines_path() -> None:
     import os
 

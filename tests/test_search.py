@@ -921,6 +921,45 @@ def test_fusion_ranks_a_constant_below_the_function_applying_it(
     assert [h.symbol.name for h in ix.search("liveness probe", limit=2)] == ["PING_EVERY", "keep_alive"]
 
 
+def test_a_copy_in_another_file_folds_but_a_sibling_variant_does_not(
+    write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    """The CLI's copy of the server's slot hash is one hit with `also`; the same file's
+    look-alike that hashes a different span, with nearly the same words, stays a hit of its
+    own (lever copies)."""
+    body = '''
+        /* Keys sharing a tag in braces land in one slot, so multi-key commands can
+         * reach every key on the same node of the cluster. */
+        int s, e;
+        for (s = 0; s < keylen; s++)
+            if (key[s] == '{') break;
+        /* no opening brace: hash the whole key */
+        if (s == keylen) return crc16(key, keylen) & 0x3FFF;
+        for (e = s + 1; e < keylen; e++)
+            if (key[e] == '}') break;
+        /* nothing between the braces: hash the whole key */
+        if (e == keylen || e == s + 1) return crc16(key, keylen) & 0x3FFF;
+        return crc16(key + s + 1, e - s - 1) & MASK;
+    }
+    '''
+    root = write_repo({
+        "src/cluster.c": "unsigned int keyHashSlot(char *key, int keylen) {" + body
+                         + "\nunsigned int keyHashSlotLoose(char *key, int keylen) {"
+                         + body.replace("key + s + 1, e - s - 1", "key + s, e - s + 1"),
+        "src/cli.c": "static unsigned int cliKeyHashSlot(char *key, int keylen) {" + body.replace("MASK", "0x3FFF"),
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    hits = ix.search("hash slot of a key between braces", limit=5)
+    names = [h.symbol.name for h in hits]
+    assert "keyHashSlotLoose" in names and len(names) == 2
+    folded = next(h for h in hits if h.symbol.name in ("keyHashSlot", "cliKeyHashSlot"))
+    assert {folded.symbol.name, *(ix.symbol(d).name for d in folded.duplicates)} == {"keyHashSlot", "cliKeyHashSlot"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(levers, "OFF", frozenset({"copies"}))
+        assert len(ix.search("hash slot of a key between braces", limit=5)) == 3
+
+
 def test_the_plural_of_a_two_letter_word_also_means_the_word(
     write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
