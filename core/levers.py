@@ -13,6 +13,7 @@ import os
 LEVERS = frozenset({
     "exactcase",  # a case-exact name beats a case-insensitive one among exact-name hits
     "toplevel",  # among exact-name hits, top-level definitions before members (a class before its constructor)
+    "substance",  # then the main definition of the name (public, longer) before shims, mocks, forward declarations
     "fold",  # overloads, accessors, cfg variants, prototypes and interface impls fold into one hit
     "copies",  # near copies in other files (85% of terms shared: a function and its copy elsewhere) fold too
     "priors",  # widely referenced definitions first, private ones a little lower

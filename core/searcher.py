@@ -77,6 +77,9 @@ EXACT_NAME_BOOST = 1.5
 REFERENCE_PRIOR = 0.15
 #: Names starting with `_` or `#` (private by convention) keep this share of their score.
 PRIVATE_PRIOR = 0.9
+#: A signature that restricts its own visibility (Rust `pub(crate)`, `private`, Kotlin and C#
+#: `internal`, Swift `fileprivate`, Scala `private[x]`): not the public definition.
+_RESTRICTED = re.compile(r"^\s*(?:pub\s*\((?:crate|super|self|in\b)[^)]*\)|private\b|internal\b|fileprivate\b)")
 #: Constants and regexes keep this share: "where is X validated" means the function that applies them.
 HELPER_PRIOR = 0.7
 #: Weight of a code word the thesaurus supplies for a query word (`ajax` -> `xhr`).
@@ -172,6 +175,10 @@ class RankData:
     """The enclosing symbol's document (a method's class), or -1."""
     public_api: dict[str, list[int]]
     """A name a package entry file re-exports -> the library's top-level definitions of it."""
+    substance: NDArray[np.float32]
+    """How much a definition looks like the main one of its name: the prior, lower for a
+    restricted visibility, up with its length in lines (a shim, mock or forward declaration
+    is short). Orders several definitions of the name a query spells exactly."""
 
 
 class Searcher:
@@ -228,12 +235,14 @@ class Searcher:
         languages: list[str] = []
         signatures: list[str] = []
         parent_ids: list[str | None] = []
+        lines: list[int] = []
         rows = self.store.query(
-            "SELECT id, path, kind, language, name, norm_hash, qualname, signature, parent_id FROM symbols "
-            "ORDER BY path, ord"
+            "SELECT id, path, kind, language, name, norm_hash, qualname, signature, parent_id, "
+            "end_line - start_line + 1 FROM symbols ORDER BY path, ord"
         )
-        for sym_id, path, kind, language, name, norm_hash, qualname, signature, parent_id in rows:
+        for sym_id, path, kind, language, name, norm_hash, qualname, signature, parent_id, size in rows:
             parent_ids.append(parent_id)
+            lines.append(size)
             qualnames.append(qualname)
             signatures.append(signature)
             ids.append(sym_id)
@@ -261,6 +270,7 @@ class Searcher:
         path_ids = np.array([path_index[p] for p in paths], dtype=np.int32)
         # judged once per file, not once per symbol
         auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids]
+        prior = _priors(bm25, names, paths, top_level, exported)
         data = RankData(
             ids=ids,
             paths=paths,
@@ -276,9 +286,10 @@ class Searcher:
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
             family=_families(names, qualnames, kinds, signatures, auxiliary.tolist()),
-            prior=_priors(bm25, names, paths, top_level, exported),
+            prior=prior,
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
             public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
+            substance=_substance(prior, signatures, lines),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -358,8 +369,11 @@ class Searcher:
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
                                 None if path_glob or asks_aux else data.auxiliary, typed)
         # exact names (the typed case before other cases of the same letters, a top-level
-        # definition before members of the same name), score, index order
-        top = top[np.lexsort((top, -scores[top], member[top], miscased[top], ~exact[top]))]
+        # definition before members of the same name, then the main definition of the name
+        # before shims and mocks), score, index order
+        main_first = np.where(exact[top] & ~miscased[top] & ~member[top], data.substance[top], 0.0) \
+            if levers.on("substance") else np.zeros(top.size)
+        top = top[np.lexsort((top, -scores[top], -main_first, member[top], miscased[top], ~exact[top]))]
         picked: list[int] = []
         groups: dict[tuple[str, str], int] = {}
         families: dict[int, int] = {}
@@ -742,6 +756,14 @@ def _priors(
     if levers.on("vendored"):
         out[_docs_in(paths, is_vendored)] *= VENDORED_PRIOR
     return out
+
+
+def _substance(prior: NDArray[np.float32], signatures: list[str], lines: list[int]) -> NDArray[np.float32]:
+    """`RankData.substance`: the prior, x`PRIVATE_PRIOR` for a restricted visibility, times
+    1 + log(1 + lines)."""
+    restricted = np.array([bool(_RESTRICTED.match(sig)) for sig in signatures], dtype=bool)
+    size = 1.0 + np.log1p(np.asarray(lines, dtype=np.float32))
+    return (prior * np.where(restricted, PRIVATE_PRIOR, 1.0) * size).astype(np.float32)
 
 
 def _docs_in(paths: list[str], test: Callable[[str], bool]) -> list[int]:

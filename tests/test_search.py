@@ -960,6 +960,27 @@ def test_a_copy_in_another_file_folds_but_a_sibling_variant_does_not(
         assert len(ix.search("hash slot of a key between braces", limit=5)) == 3
 
 
+def test_an_exact_name_means_the_main_definition_not_a_shim(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """Three structs named `Mutex`, as in tokio: the documented public one, a crate-private
+    shim over std's, and a test mock. Typed exactly, the name means the public one; the
+    others fold under it (lever substance). BM25 alone would pick the shortest."""
+    docs = "".join(f"/// An asynchronous mutex: note {i} on fairness, poisoning and guards.\n" for i in range(12))
+    root = write_repo({
+        "src/sync/mutex.rs": docs + "pub struct Mutex<T: ?Sized> {\n    s: Semaphore,\n    c: UnsafeCell<T>,\n}\n",
+        "src/loom/std/mutex.rs": "/// std's mutex without poisoning.\npub(crate) struct Mutex<T: ?Sized>(sync::Mutex<T>);\n",
+        "src/fs/mocks.rs": "pub(super) struct Mutex<T> {\n    inner: T,\n}\n",
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    hit = ix.search("Mutex", limit=3)[0]
+    assert hit.symbol.path == "src/sync/mutex.rs"
+    assert {ix.symbol(d).path for d in hit.duplicates} == {"src/loom/std/mutex.rs", "src/fs/mocks.rs"}
+    monkeypatch.setattr(levers, "OFF", frozenset({"substance"}))
+    assert ix.search("Mutex", limit=3)[0].symbol.path != "src/sync/mutex.rs"
+
+
 def test_the_plural_of_a_two_letter_word_also_means_the_word(
     write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
