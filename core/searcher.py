@@ -80,6 +80,10 @@ PRIVATE_PRIOR = 0.9
 #: A signature that restricts its own visibility (Rust `pub(crate)`, `private`, Kotlin and C#
 #: `internal`, Swift `fileprivate`, Scala `private[x]`): not the public definition.
 _RESTRICTED = re.compile(r"^\s*(?:pub\s*\((?:crate|super|self|in\b)[^)]*\)|private\b|internal\b|fileprivate\b)")
+#: Files that only declare what other files implement: TypeScript declarations, Python stubs.
+_DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
+#: An exact name's definition in a declaration file counts this share of its substance.
+DECLARATION_PRIOR = 0.5
 #: Constants and regexes keep this share: "where is X validated" means the function that applies them.
 HELPER_PRIOR = 0.7
 #: Weight of a code word the thesaurus supplies for a query word (`ajax` -> `xhr`).
@@ -289,7 +293,7 @@ class Searcher:
             prior=prior,
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
             public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
-            substance=_substance(prior, signatures, lines),
+            substance=_substance(prior, signatures, lines, paths),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -758,12 +762,18 @@ def _priors(
     return out
 
 
-def _substance(prior: NDArray[np.float32], signatures: list[str], lines: list[int]) -> NDArray[np.float32]:
-    """`RankData.substance`: the prior, x`PRIVATE_PRIOR` for a restricted visibility, times
-    1 + log(1 + lines)."""
+def _substance(
+    prior: NDArray[np.float32], signatures: list[str], lines: list[int], paths: list[str]
+) -> NDArray[np.float32]:
+    """`RankData.substance`: the prior, x`PRIVATE_PRIOR` for a restricted visibility,
+    x`DECLARATION_PRIOR` in a declaration file (a `.d.ts` beside the JavaScript that
+    implements it, often longer for its docs; a `.pyi` stub), times 1 + log(1 + lines)."""
     restricted = np.array([bool(_RESTRICTED.match(sig)) for sig in signatures], dtype=bool)
+    declared = np.zeros(len(paths), dtype=bool)
+    declared[_docs_in(paths, lambda p: bool(_DECLARATION_FILE.search(p)))] = True
     size = 1.0 + np.log1p(np.asarray(lines, dtype=np.float32))
-    return (prior * np.where(restricted, PRIVATE_PRIOR, 1.0) * size).astype(np.float32)
+    return (prior * np.where(restricted, PRIVATE_PRIOR, 1.0) * np.where(declared, DECLARATION_PRIOR, 1.0)
+            * size).astype(np.float32)
 
 
 def _docs_in(paths: list[str], test: Callable[[str], bool]) -> list[int]:

@@ -981,6 +981,22 @@ def test_an_exact_name_means_the_main_definition_not_a_shim(
     assert ix.search("Mutex", limit=3)[0].symbol.path != "src/sync/mutex.rs"
 
 
+def test_an_exact_name_means_the_implementation_not_its_type_declaration(
+    write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    members = "".join(f"  /** Option {i}. */\n  option{i}: string;\n" for i in range(8))
+    root = write_repo({
+        "index.d.ts": f"export class Widget {{\n{members}  render(): string;\n}}\n",
+        "lib/widget.js": "class Widget {\n  render() {\n    return this.option0 + this.option1;\n  }\n}\n"
+                         "module.exports = Widget;\n",
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    hit = ix.search("Widget", limit=3)[0]
+    assert hit.symbol.path == "lib/widget.js"
+    assert [ix.symbol(d).path for d in hit.duplicates] == ["index.d.ts"]
+
+
 def test_the_plural_of_a_two_letter_word_also_means_the_word(
     write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
