@@ -344,6 +344,7 @@ class Searcher:
         # long its body: it is a candidate even below the BM25 cut, and it ranks first.
         exact = np.zeros(len(data.ids), dtype=bool)
         miscased = np.zeros(len(data.ids), dtype=bool)
+        respelled = np.zeros(len(data.ids), dtype=bool)
         member = np.zeros(len(data.ids), dtype=bool)
         penalised = not path_glob and not asks_aux
         whole = compact(query)
@@ -354,6 +355,8 @@ class Searcher:
             if levers.on("exactcase"):  # `Poly` means the class Poly before the function poly
                 as_typed = query.strip()
                 miscased[[d for d in named if _miscased(as_typed, data.names[d], data.qualnames[d])]] = True
+                # ... and `declarative_base` the function before the class `DeclarativeBase`
+                respelled[[d for d in named if as_typed not in (data.names[d], data.qualnames[d])]] = True
             if levers.on("toplevel"):
                 # `Engine` means the struct Engine before methods named Engine, and `Gson` the
                 # class before its constructor `Gson.Gson` (a qualified name typed is exact)
@@ -372,12 +375,13 @@ class Searcher:
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
                                 None if path_glob or asks_aux else data.auxiliary, typed)
-        # exact names (the typed case before other cases of the same letters, a top-level
-        # definition before members of the same name, then the main definition of the name
-        # before shims and mocks), score, index order
+        # exact names (the typed case before other cases of the same letters, the typed
+        # spelling before other separators, a top-level definition before members of the same
+        # name, then the main definition of the name before shims and mocks), score, index order
         main_first = np.where(exact[top] & ~miscased[top] & ~member[top], data.substance[top], 0.0) \
             if levers.on("substance") else np.zeros(top.size)
-        top = top[np.lexsort((top, -scores[top], -main_first, member[top], miscased[top], ~exact[top]))]
+        top = top[np.lexsort((top, -scores[top], -main_first, member[top], respelled[top], miscased[top],
+                              ~exact[top]))]
         picked: list[int] = []
         groups: dict[tuple[str, str], int] = {}
         families: dict[int, int] = {}

@@ -207,7 +207,8 @@ class SymscopeApp(AppActions):
 
     def check_index(self) -> bool:
         """Reload everything if the index on disk is not the one shown (another process re-indexed)."""
-        if not self.query_one(IndexingBar).stale():
+        bar = next(iter(self.query(IndexingBar)), None)  # none while the app shuts down (a late timer)
+        if bar is None or not bar.stale():
             return False
         self._populate()
         return True
