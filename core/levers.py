@@ -11,7 +11,7 @@ import os
 
 #: Every lever, by the name `SYMSCOPE_SEARCH_OFF` uses.
 LEVERS = frozenset({
-    "exactcase",  # a case-exact name beats a case-insensitive one among exact-name hits, the typed spelling other separators
+    "exactcase",  # among exact-name hits, the typed case and spelling beat other cases and separators
     "toplevel",  # among exact-name hits, top-level definitions before members (a class before its constructor)
     "substance",  # then the main definition of the name (public, longer) before shims, mocks, forward declarations
     "fold",  # overloads, accessors, cfg variants, prototypes and interface impls fold into one hit

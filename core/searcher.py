@@ -181,8 +181,9 @@ class RankData:
     """A name a package entry file re-exports -> the library's top-level definitions of it."""
     substance: NDArray[np.float32]
     """How much a definition looks like the main one of its name: the prior, lower for a
-    restricted visibility, up with its length in lines (a shim, mock or forward declaration
-    is short). Orders several definitions of the name a query spells exactly."""
+    restricted visibility or in a declaration file, up with its length in lines (a shim,
+    mock or forward declaration is short). Orders several definitions of the name a query
+    spells exactly."""
 
 
 class Searcher:
