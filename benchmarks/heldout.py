@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.metrics import MRR_CUTOFF, QueryScore, score_query, summarize_quality
 from symscope.core.index import Index
 from symscope.core.models import SearchHit
 
 HELDOUT_FILE = Path(__file__).with_name("heldout_queries.json")
-DEPTH = 10
 
 
 def load(path: Path = HELDOUT_FILE) -> tuple[dict[str, dict[str, str]], list[dict[str, Any]]]:
@@ -35,21 +35,28 @@ def load(path: Path = HELDOUT_FILE) -> tuple[dict[str, dict[str, str]], list[dic
     return raw["repos"], queries
 
 
+def score(index: Index, hits: Sequence[SearchHit], query: dict[str, Any]) -> QueryScore:
+    """The hits scored against the query's one target: the named definition holding its line,
+    as the hit itself or a copy folded into it."""
+    def holds(hit: SearchHit) -> bool:
+        return any(sym.path == query["path"] and sym.name == query["name"]
+                   and sym.start_line <= query["line"] <= sym.end_line
+                   for sym in [hit.symbol, *(index.symbol(d) for d in hit.duplicates)])
+
+    return score_query([frozenset({0}) if holds(h) else frozenset() for h in hits], 1)
+
+
 def rank(index: Index, hits: Sequence[SearchHit], query: dict[str, Any]) -> int | None:
     """The 1-based rank of the first hit that is, or folds in, the query's target."""
-    for n, hit in enumerate(hits, start=1):
-        for sym in [hit.symbol, *(index.symbol(d) for d in hit.duplicates)]:
-            if sym.path == query["path"] and sym.name == query["name"] \
-                    and sym.start_line <= query["line"] <= sym.end_line:
-                return n
-    return None
+    return score(index, hits, query).first_hit_rank
 
 
-def summary(ranks: Sequence[int | None]) -> dict[str, float]:
-    n = max(len(ranks), 1)
-    return {"queries": len(ranks), "p_at_1": round(sum(r == 1 for r in ranks) / n, 3),
-            "r_at_5": round(sum(r is not None and r <= 5 for r in ranks) / n, 3),
-            "mrr": round(sum(1 / r for r in ranks if r) / n, 3)}
+def summary(scores: Sequence[QueryScore]) -> dict[str, float]:
+    s = summarize_quality(scores)
+    if s is None:
+        return {"queries": 0}
+    return {"queries": s.queries, "p_at_1": round(s.precision_at_1, 3), "r_at_5": round(s.recall_at_k, 3),
+            "mrr": round(s.mrr, 3)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,14 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 semantic.update(index)
             for q in (q for q in queries if q["repo"] == repo):
-                records.append({**q, "rank": rank(index, index.search(q["query"], limit=DEPTH), q)})
+                records.append({**q, "score": score(index, index.search(q["query"], limit=MRR_CUTOFF), q)})
     groups = {"all": records, **{s: [r for r in records if r["style"] == s] for s in ("intent", "config")},
               **{repo: [r for r in records if r["repo"] == repo] for repo in repos}}
-    result = {k: summary([r["rank"] for r in v]) for k, v in groups.items()}
+    result = {k: summary([r["score"] for r in v]) for k, v in groups.items()}
     for key, s in result.items():
         print(f"{key:10} n={s['queries']:3} P@1 {s['p_at_1']:.2f}  R@5 {s['r_at_5']:.2f}  MRR {s['mrr']:.2f}")
     if args.json:
-        args.json.write_text(json.dumps({"summary": result, "queries": records}, indent=1) + "\n", encoding="utf-8")
+        ranked = [{**{k: v for k, v in r.items() if k != "score"}, "rank": r["score"].first_hit_rank} for r in records]
+        args.json.write_text(json.dumps({"summary": result, "queries": ranked}, indent=1) + "\n", encoding="utf-8")
     return 0
 
 
