@@ -34,6 +34,7 @@ LEVERS = frozenset({
     "nesting",  # a class around a hit already listed (or a member of one) comes after the new ones
     "public",  # a definition a package's entry file re-exports (`__init__.py`, `lib.rs`) ranks up
     "apifirst",  # that public definition comes just before a method sharing its name (`gcd`, `Monomial.gcd`)
+    "heft",  # in the hybrid, a sentence's fused scores lean a little to longer definitions (the doer, not its helpers)
     "thesaurus",  # everyday words add the code words they mean (`ajax` -> `xhr`), weaker
 })
 

@@ -27,7 +27,14 @@ from symscope.core.errors import BadQueryError
 from symscope.core.models import CALLABLE_KINDS, SearchHit
 from symscope.core.rank import BM25Builder, SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
-from symscope.core.terms import compact, name_parts, query_terms, split_identifier, stem
+from symscope.core.terms import (
+    ABBREVIATIONS,
+    compact,
+    name_parts,
+    query_terms,
+    split_identifier,
+    stem,
+)
 from symscope.core.thesaurus import related_terms
 
 if TYPE_CHECKING:
@@ -115,6 +122,8 @@ FILE_CONTEXT = 0.2
 NAME_VERB_WEIGHT = 0.4
 #: (stop words only: `finds` or `shows` is no stop word, so it is a query term already)
 _NAME_VERBS = frozenset(["find", "show", "get", "gets", "use", "uses"])
+#: How much a sentence's fused scores lean to longer definitions (`RankData.heft` to this power).
+FUSED_HEFT_POWER = 0.15
 #: Hits whose names are checked for a re-exported definition of the same name.
 PUBLIC_FIRST_DEPTH = 10
 #: How far above the method a lifted public definition lands (a share of the method's score).
@@ -179,11 +188,12 @@ class RankData:
     """The enclosing symbol's document (a method's class), or -1."""
     public_api: dict[str, list[int]]
     """A name a package entry file re-exports -> the library's top-level definitions of it."""
+    heft: NDArray[np.float32]
+    """How much of a definition there is: 1 + log(1 + its lines), lower for a restricted
+    visibility or in a declaration file (a shim, mock or forward declaration is short)."""
     substance: NDArray[np.float32]
-    """How much a definition looks like the main one of its name: the prior, lower for a
-    restricted visibility or in a declaration file, up with its length in lines (a shim,
-    mock or forward declaration is short). Orders several definitions of the name a query
-    spells exactly."""
+    """How much a definition looks like the main one of its name: the prior times the heft.
+    Orders several definitions of the name a query spells exactly."""
 
 
 class Searcher:
@@ -276,6 +286,7 @@ class Searcher:
         # judged once per file, not once per symbol
         auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids]
         prior = _priors(bm25, names, paths, top_level, exported)
+        heft = _heft(signatures, lines, paths)
         data = RankData(
             ids=ids,
             paths=paths,
@@ -294,7 +305,8 @@ class Searcher:
             prior=prior,
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
             public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
-            substance=_substance(prior, signatures, lines, paths),
+            heft=heft,
+            substance=(prior * heft).astype(np.float32),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -375,7 +387,7 @@ class Searcher:
             top = _public_first(data, top, scores, filters)
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
             top, scores = _fuse(data, dense.similarities(query), scores, top, filters,
-                                None if path_glob or asks_aux else data.auxiliary, typed)
+                                None if path_glob or asks_aux else data.auxiliary, typed, query)
         # exact names (the typed case before other cases of the same letters, the typed
         # spelling before other separators, a top-level definition before members of the same
         # name, then the main definition of the name before shims and mocks), score, index order
@@ -626,6 +638,7 @@ def _fuse(
     allowed: NDArray[np.bool_],
     auxiliary: NDArray[np.bool_] | None,
     typed: list[str],
+    query: str,
 ) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
     """BM25 fused with embedding similarity over the BM25 candidates and the nearest symbols.
 
@@ -653,8 +666,9 @@ def _fuse(
     # A short query that spells a name, or a long one spelling a name of two words or more
     # (`send file` -> sendFile): the name is what was asked for.
     least = 1 if len(wanted) <= SHORT_QUERY else 2
-    spelled = np.array([len(p) >= least and p <= wanted
-                        for p in (name_parts(data.names[d]) for d in cand.tolist())])
+    words = _typed_words(query)
+    spelled = np.array([len(p) >= least and p <= wanted and _spells(data.names[d], words)
+                        for d, p in ((d, name_parts(data.names[d])) for d in cand.tolist())])
     fused = np.where(spelled, fused + 1.0, fused)
     if top.size >= 2:  # a clear BM25 winner keeps first place
         first, second = np.sort(scores[top])[-2:][::-1]
@@ -663,6 +677,11 @@ def _fuse(
     # The query-independent priors (public API up, private and vendored code down) weigh on
     # the fused score too, not only on its BM25 share (square root: that share has them already).
     fused = fused * np.sqrt(data.prior[cand])
+    if levers.on("heft") and len(wanted) > SHORT_QUERY:
+        # A sentence says what a definition does. The model averages a text's word pieces, so
+        # a short helper's vector is all about one thing while a long definition's is spread
+        # over everything it does: unchecked, the helpers around the doer outrank it.
+        fused = fused * data.heft[cand] ** FUSED_HEFT_POWER
     if levers.on("helpers"):  # as in BM25: a constant is rarely what a sentence asks for
         fused = np.where(data.kinds[cand] == "constant", fused * HELPER_PRIOR, fused)
     if top.size and fused.size > LEXICAL_KEEP_WITHIN - LEXICAL_KEEP:
@@ -676,6 +695,22 @@ def _fuse(
     out = scores.copy()
     out[cand] = fused.astype(np.float32)
     return cand, out
+
+
+def _typed_words(query: str) -> frozenset[str]:
+    """The words of a query as typed, lower-cased, and the parts of those that are identifiers."""
+    words = re.findall(r"[A-Za-z0-9]+", query)
+    return frozenset(w.lower() for w in words) | frozenset(p for w in words for p in split_identifier(w))
+
+
+def _spells(name: str, words: frozenset[str]) -> bool:
+    """Whether every part of `name` begins a word typed, all but its last letter (`parse` in
+    `parsing`, `product` in `products`). A shared stem is not enough: the light stemmer
+    makes `outer` `out`, and "multiply out products" does not spell `OuterProduct`. A part
+    that abbreviates a word (`cfg`) is spelled by that word."""
+    def begins(part: str) -> bool:
+        return any(w.startswith(part[:-1]) and stem(w) == stem(part) for w in words)
+    return all(begins(part) or begins(ABBREVIATIONS.get(part, part)) for part in split_identifier(name))
 
 
 def _is_constructor(name: str, qualname: str) -> bool:
@@ -767,17 +802,15 @@ def _priors(
     return out
 
 
-def _substance(
-    prior: NDArray[np.float32], signatures: list[str], lines: list[int], paths: list[str]
-) -> NDArray[np.float32]:
-    """`RankData.substance`: the prior, x`PRIVATE_PRIOR` for a restricted visibility,
+def _heft(signatures: list[str], lines: list[int], paths: list[str]) -> NDArray[np.float32]:
+    """`RankData.heft`: 1 + log(1 + lines), x`PRIVATE_PRIOR` for a restricted visibility,
     x`DECLARATION_PRIOR` in a declaration file (a `.d.ts` beside the JavaScript that
-    implements it, often longer for its docs; a `.pyi` stub), times 1 + log(1 + lines)."""
+    implements it, often longer for its docs; a `.pyi` stub)."""
     restricted = np.array([bool(_RESTRICTED.match(sig)) for sig in signatures], dtype=bool)
     declared = np.zeros(len(paths), dtype=bool)
     declared[_docs_in(paths, lambda p: bool(_DECLARATION_FILE.search(p)))] = True
     size = 1.0 + np.log1p(np.asarray(lines, dtype=np.float32))
-    return (prior * np.where(restricted, PRIVATE_PRIOR, 1.0) * np.where(declared, DECLARATION_PRIOR, 1.0)
+    return (np.where(restricted, PRIVATE_PRIOR, 1.0) * np.where(declared, DECLARATION_PRIOR, 1.0)
             * size).astype(np.float32)
 
 

@@ -1135,3 +1135,62 @@ def test_a_file_about_the_sentence_lifts_its_symbols(
     monkeypatch.setattr(levers, "OFF", frozenset({"filecontext"}))
     assert ix.search(query, limit=1)[0].symbol.name == "prune_one"
     ix.close()
+
+
+def test_a_name_is_spelled_by_the_words_typed_not_by_a_shared_stem() -> None:
+    """The light stemmer makes `outer` `out`: "multiply out products" must not count as
+    typing `OuterProduct` (which the hybrid would then protect like a name asked for)."""
+    from symscope.core.searcher import _spells, _typed_words
+
+    assert not _spells("OuterProduct", _typed_words("multiply out products and powers"))
+    assert _spells("sendFile", _typed_words("send a file to the client"))
+    assert _spells("parse_config", _typed_words("where are configs parsed"))
+    assert _spells("load_cfg", _typed_words("load the config"))
+    assert _spells("LatexPrinter", _typed_words("the LaTeX printer settings"))
+
+
+def test_fusion_leans_to_the_definition_that_does_the_work(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """A sentence about what code does: the model's vector of a short helper is all about
+    the query's words, that of the long function doing the work is spread over everything
+    it does. The heft lever lets the doer through; without it the helper comes before it.
+    (`audit_eviction` holds every word of the query: BM25's clear winner keeps first place.)"""
+    from symscope.core import semantic
+
+    _use_stand_in_model(monkeypatch)
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
+    steps = "".join(f"    for entry in cache.stale_entries(tier={i}):\n        cache.evict(entry)\n"
+                    for i in range(20))
+    fillers = "".join(f'def helper_{i}(value):\n    """Count a cache hit."""\n    return value * {i}\n\n' for i in range(12))
+    root = write_repo({
+        "pkg/helpers.py": fillers,
+        "pkg/evict.py": f'''
+def make_room(cache, ledger, quota):
+    """Evict stale entries from the cache until its memory fits the quota."""
+{steps}    while cache.memory() > quota:
+        cache.evict(cache.stalest())
+    return quota
+
+
+def stale_bytes(cache):
+    """Memory of stale entries."""
+    return cache.memory()
+
+
+def audit_eviction(ledger, cache, quota):
+    """Audit line for stale cache entries evicted when memory exceeds the quota: billing,
+    tariff, invoice, margin, refund, rebate, voucher, credit and debit totals."""
+    return ledger.write(cache, quota)
+''',
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    semantic.update(ix)
+    query = "evict stale cache entries when memory exceeds the quota"
+    names = [h.symbol.name for h in ix.search(query, limit=3)]
+    assert names[0] == "audit_eviction"  # BM25's clear winner keeps first place
+    assert names.index("make_room") < names.index("stale_bytes")
+    monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus", "heft"}))
+    names = [h.symbol.name for h in ix.search(query, limit=3)]
+    assert names.index("make_room") > names.index("stale_bytes")
