@@ -704,13 +704,17 @@ def _typed_words(query: str) -> frozenset[str]:
 
 
 def _spells(name: str, words: frozenset[str]) -> bool:
-    """Whether every part of `name` begins a word typed, all but its last letter (`parse` in
+    """Whether every part of `name` is a word typed (see `_typed_part`)."""
+    return all(_typed_part(part, words) for part in split_identifier(name))
+
+
+def _typed_part(part: str, words: frozenset[str]) -> bool:
+    """Whether a name's part begins a word typed, all but its last letter (`parse` in
     `parsing`, `product` in `products`). A shared stem is not enough: the light stemmer
-    makes `outer` `out`, and "multiply out products" does not spell `OuterProduct`. A part
-    that abbreviates a word (`cfg`) is spelled by that word."""
-    def begins(part: str) -> bool:
-        return any(w.startswith(part[:-1]) and stem(w) == stem(part) for w in words)
-    return all(begins(part) or begins(ABBREVIATIONS.get(part, part)) for part in split_identifier(name))
+    makes `outer` `out`, and "multiply out products" does not name `OuterProduct`. A part
+    that abbreviates a word (`cfg`) is typed as that word."""
+    return any(w.startswith(p[:-1]) and stem(w) == stem(p)
+               for p in {part, ABBREVIATIONS.get(part, part)} for w in words)
 
 
 def _is_constructor(name: str, qualname: str) -> bool:
@@ -877,6 +881,8 @@ def _name_boosts(
     wanted = set(terms)
     whole = compact(query)
     words = {compact(w) for w in query.split()}
+    typed = _typed_words(query)
+    typed_stems = {stem(w) for w in typed}
     out = np.ones(len(docs), dtype=np.float32)
     constructors = levers.on("toplevel")
     for i, doc in enumerate(docs.tolist()):
@@ -885,7 +891,11 @@ def _name_boosts(
             continue  # its name is its class's: the class answers to it
         parts = name_parts(name)
         if parts:
-            matched = len(parts & wanted)
+            covered = parts & wanted
+            if covered & typed_stems:  # a stem collision names nothing: "out" is not `outer`
+                covered -= {stem(p) for p in split_identifier(name)
+                            if stem(p) in typed_stems and not _typed_part(p, typed)}
+            matched = len(covered)
             # A one-word name (`Query`, `Body`) is "covered" by any query saying that word;
             # full credit needs two of the query's words in the name.
             out[i] += NAME_COVERAGE_WEIGHT * matched / len(parts) * min(matched, 2) / 2

@@ -1194,3 +1194,32 @@ def audit_eviction(ledger, cache, quota):
     monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus", "heft"}))
     names = [h.symbol.name for h in ix.search(query, limit=3)]
     assert names.index("make_room") > names.index("stale_bytes")
+
+
+def test_a_stem_shared_with_a_query_word_does_not_name_a_symbol(
+    write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    """The light stemmer makes `outer` `out`, so both queries below have the same BM25
+    terms; but only "outer products" names `outer_product` (its name's weight grows by
+    half), "out products" does not."""
+    root = write_repo({
+        "pkg/algebra.py": '''
+            def outer_product(a, b):
+                """Outer product of two vectors, multiplied entry by entry."""
+                return [[x * y for y in b] for x in a]
+
+
+            def distribute(expr):
+                """Multiply out a product of sums."""
+                return expr.expand()
+            ''',
+        "pkg/helpers.py": "".join(f"def helper_{i}(value):\n    return value * {i}\n\n" for i in range(12)),
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+
+    def score(query: str) -> float:
+        return next(h.score for h in ix.search(query, limit=3) if h.symbol.name == "outer_product")
+
+    assert query_terms("multiply outer products") == query_terms("multiply out products")
+    assert score("multiply out products") < 0.8 * score("multiply outer products")
