@@ -93,6 +93,10 @@ _DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 DECLARATION_PRIOR = 0.5
 #: Constants and regexes keep this share: "where is X validated" means the function that applies them.
 HELPER_PRIOR = 0.7
+#: Kinds that declare a shape and do nothing themselves: a type alias, an interface, an enum.
+SHAPE_KINDS = ("type", "interface", "enum")
+#: What such a declaration keeps of its score when a sentence describes behaviour.
+SHAPE_PRIOR = 0.7
 #: Weight of a code word the thesaurus supplies for a query word (`ajax` -> `xhr`).
 THESAURUS_WEIGHT = 0.4
 #: Weight of a repo word standing in for a query word the repo never uses.
@@ -383,6 +387,9 @@ class Searcher:
         if levers.on("helpers"):
             helpers = top[data.kinds[top] == "constant"]
             scores[helpers] *= HELPER_PRIOR
+        if levers.on("shapes") and sentence:
+            # a sentence says what code does; `RetryOptions` only declares what it is given
+            scores[top[np.isin(data.kinds[top], SHAPE_KINDS)]] *= SHAPE_PRIOR
         if levers.on("apifirst") and not named:
             top = _public_first(data, top, scores, filters)
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
@@ -684,6 +691,8 @@ def _fuse(
         fused = fused * data.heft[cand] ** FUSED_HEFT_POWER
     if levers.on("helpers"):  # as in BM25: a constant is rarely what a sentence asks for
         fused = np.where(data.kinds[cand] == "constant", fused * HELPER_PRIOR, fused)
+    if levers.on("shapes") and len(wanted) > SHORT_QUERY:
+        fused = np.where(np.isin(data.kinds[cand], SHAPE_KINDS), fused * SHAPE_PRIOR, fused)
     if top.size and fused.size > LEXICAL_KEEP_WITHIN - LEXICAL_KEEP:
         # BM25's first two keep a place in the top five, in their BM25 order, just above the
         # fused fourth if they had fallen below it

@@ -1223,3 +1223,40 @@ def test_a_stem_shared_with_a_query_word_does_not_name_a_symbol(
 
     assert query_terms("multiply outer products") == query_terms("multiply out products")
     assert score("multiply out products") < 0.8 * score("multiply outer products")
+
+
+def test_a_sentence_finds_the_code_that_does_it_before_the_type_describing_it(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """An options type's doc comments say every word of "random delay between attempts up to
+    a limit"; the function computing that delay is what the sentence describes (lever shapes).
+    A keyword query for the type still finds it first."""
+    root = write_repo({
+        "src/retry.ts": '''
+            /** How requests are retried: the delay between attempts, its random jitter and its upper limit. */
+            export type RetryOptions = {
+                /** Upper limit of the delay between attempts, in milliseconds. */
+                backoffLimit: number;
+                /** Random jitter added to each delay between attempts. */
+                jitter: boolean;
+                /** How many attempts are made. */
+                limit: number;
+            };
+
+            /** The wait before the next attempt. */
+            export function nextDelay(attempt: number, options: RetryOptions): number {
+                const base = 0.3 * (2 ** (attempt - 1)) * 1000;
+                const jittered = options.jitter ? base * Math.random() : base;
+                return Math.min(options.backoffLimit, jittered);
+            }
+            ''',
+        "src/helpers.ts": "".join(f"export function helper{i}(value: number): number {{\n    return value * {i};\n}}\n\n"
+                                  for i in range(8)),
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    query = "random delay between attempts up to a limit"
+    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["nextDelay", "RetryOptions"]
+    assert ix.search("retry options", limit=1)[0].symbol.name == "RetryOptions"
+    monkeypatch.setattr(levers, "OFF", frozenset({"shapes"}))
+    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["RetryOptions", "nextDelay"]
