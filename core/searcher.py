@@ -16,6 +16,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -717,6 +718,12 @@ def _spells(name: str, words: frozenset[str]) -> bool:
     return all(_typed_part(part, words) for part in split_identifier(name))
 
 
+@lru_cache(maxsize=65_536)
+def _stemmed_parts(name: str) -> tuple[tuple[str, str], ...]:
+    """A name's parts, each with its stem."""
+    return tuple((part, stem(part)) for part in split_identifier(name))
+
+
 def _typed_part(part: str, words: frozenset[str]) -> bool:
     """Whether a name's part begins a word typed, all but its last letter (`parse` in
     `parsing`, `product` in `products`). A shared stem is not enough: the light stemmer
@@ -892,6 +899,7 @@ def _name_boosts(
     words = {compact(w) for w in query.split()}
     typed = _typed_words(query)
     typed_stems = {stem(w) for w in typed}
+    typed_ok: dict[str, bool] = {}  # a name part -> whether a word typed spells it
     out = np.ones(len(docs), dtype=np.float32)
     constructors = levers.on("toplevel")
     for i, doc in enumerate(docs.tolist()):
@@ -902,8 +910,13 @@ def _name_boosts(
         if parts:
             covered = parts & wanted
             if covered & typed_stems:  # a stem collision names nothing: "out" is not `outer`
-                covered -= {stem(p) for p in split_identifier(name)
-                            if stem(p) in typed_stems and not _typed_part(p, typed)}
+                for part, part_stem in _stemmed_parts(name):
+                    if part_stem in covered and part_stem in typed_stems:
+                        ok = typed_ok.get(part)
+                        if ok is None:
+                            ok = typed_ok[part] = _typed_part(part, typed)
+                        if not ok:
+                            covered = covered - {part_stem}
             matched = len(covered)
             # A one-word name (`Query`, `Body`) is "covered" by any query saying that word;
             # full credit needs two of the query's words in the name.
