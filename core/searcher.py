@@ -385,12 +385,7 @@ class Searcher:
         scores[top] *= _name_boosts(data, top, terms, query)
         if levers.on("priors"):
             scores[top] *= data.prior[top]
-        if levers.on("helpers"):
-            helpers = top[data.kinds[top] == "constant"]
-            scores[helpers] *= HELPER_PRIOR
-        if levers.on("shapes") and sentence:
-            # a sentence says what code does; `RetryOptions` only declares what it is given
-            scores[top[np.isin(data.kinds[top], SHAPE_KINDS)]] *= SHAPE_PRIOR
+        scores[top] *= _kind_prior(data.kinds[top], sentence)
         if levers.on("apifirst") and not named:
             top = _public_first(data, top, scores, filters)
         if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
@@ -671,9 +666,10 @@ def _fuse(
     dense = np.clip((dense - lo) / max(hi - lo, 1e-9), 0.0, 1.0)
     fused = (1 - DENSE_WEIGHT) * lex + DENSE_WEIGHT * dense
     wanted = set(typed)
+    sentence = len(wanted) > SHORT_QUERY
     # A short query that spells a name, or a long one spelling a name of two words or more
     # (`send file` -> sendFile): the name is what was asked for.
-    least = 1 if len(wanted) <= SHORT_QUERY else 2
+    least = 2 if sentence else 1
     words = _typed_words(query)
     spelled = np.array([len(p) >= least and p <= wanted and _spells(data.names[d], words)
                         for d, p in ((d, name_parts(data.names[d])) for d in cand.tolist())])
@@ -685,15 +681,12 @@ def _fuse(
     # The query-independent priors (public API up, private and vendored code down) weigh on
     # the fused score too, not only on its BM25 share (square root: that share has them already).
     fused = fused * np.sqrt(data.prior[cand])
-    if levers.on("heft") and len(wanted) > SHORT_QUERY:
+    if levers.on("heft") and sentence:
         # A sentence says what a definition does. The model averages a text's word pieces, so
         # a short helper's vector is all about one thing while a long definition's is spread
         # over everything it does: unchecked, the helpers around the doer outrank it.
         fused = fused * data.heft[cand] ** FUSED_HEFT_POWER
-    if levers.on("helpers"):  # as in BM25: a constant is rarely what a sentence asks for
-        fused = np.where(data.kinds[cand] == "constant", fused * HELPER_PRIOR, fused)
-    if levers.on("shapes") and len(wanted) > SHORT_QUERY:
-        fused = np.where(np.isin(data.kinds[cand], SHAPE_KINDS), fused * SHAPE_PRIOR, fused)
+    fused = fused * _kind_prior(data.kinds[cand], sentence)  # as in BM25
     if top.size and fused.size > LEXICAL_KEEP_WITHIN - LEXICAL_KEEP:
         # BM25's first two keep a place in the top five, in their BM25 order, just above the
         # fused fourth if they had fallen below it
@@ -705,6 +698,22 @@ def _fuse(
     out = scores.copy()
     out[cand] = fused.astype(np.float32)
     return cand, out
+
+
+def _kind_prior(kinds: NDArray[np.object_], sentence: bool) -> NDArray[np.float32]:
+    """What each candidate keeps of its score (BM25's, then the fused one) for its kind.
+
+    Constants and regexes keep `HELPER_PRIOR` (lever helpers): "where is X validated" means
+    the function that applies them. In a sentence, type aliases, interfaces and enums keep
+    `SHAPE_PRIOR` (lever shapes): a sentence says what code does, and `RetryOptions` only
+    declares what it is given.
+    """
+    out = np.ones(len(kinds), dtype=np.float32)
+    if levers.on("helpers"):
+        out[kinds == "constant"] = HELPER_PRIOR
+    if sentence and levers.on("shapes"):
+        out[np.isin(kinds, SHAPE_KINDS)] = SHAPE_PRIOR
+    return out
 
 
 def _typed_words(query: str) -> frozenset[str]:
