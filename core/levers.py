@@ -18,7 +18,7 @@ LEVERS = frozenset({
     "copies",  # near copies in other files (85% of terms shared: a function and its copy elsewhere) fold too
     "priors",  # widely referenced definitions first, private ones a little lower
     "helpers",  # constants and regexes rank below the functions that apply them (fused scores too)
-    "shapes",  # in a sentence, type aliases, interfaces and enums rank below the code that does things
+    "shapes",  # in a sentence, type aliases, interfaces, enums and structs rank below the code that does things
     "neighbours",  # a query word absent from the repo tries its closest spellings there
     "typednames",  # a code name typed in a sentence (`mul_symbol`, `sendFile`) weighs double
     "nameverbs",  # the stop-word verbs find/show/get/use count at 0.4: names start with them (`app.use`)

@@ -94,8 +94,9 @@ _DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 DECLARATION_PRIOR = 0.5
 #: Constants and regexes keep this share: "where is X validated" means the function that applies them.
 HELPER_PRIOR = 0.7
-#: Kinds that declare a shape and do nothing themselves: a type alias, an interface, an enum.
-SHAPE_KINDS = ("type", "interface", "enum")
+#: Kinds that declare a shape and do nothing themselves: a type alias, an interface, an enum,
+#: and a struct (its bag holds its fields and members' names; each method is a hit of its own).
+SHAPE_KINDS = ("type", "interface", "enum", "struct")
 #: What such a declaration keeps of its score when a sentence describes behaviour.
 SHAPE_PRIOR = 0.7
 #: Weight of a code word the thesaurus supplies for a query word (`ajax` -> `xhr`).
@@ -704,9 +705,10 @@ def _kind_prior(kinds: NDArray[np.object_], sentence: bool) -> NDArray[np.float3
     """What each candidate keeps of its score (BM25's, then the fused one) for its kind.
 
     Constants and regexes keep `HELPER_PRIOR` (lever helpers): "where is X validated" means
-    the function that applies them. In a sentence, type aliases, interfaces and enums keep
-    `SHAPE_PRIOR` (lever shapes): a sentence says what code does, and `RetryOptions` only
-    declares what it is given.
+    the function that applies them. In a sentence, type aliases, interfaces, enums and
+    structs keep `SHAPE_PRIOR` (lever shapes): a sentence says what code does, and
+    `RetryOptions` only declares what it is given. Classes keep their score: measured, a
+    class is often the answer itself (`binomial`, `CaseInsensitiveDict`).
     """
     out = np.ones(len(kinds), dtype=np.float32)
     if levers.on("helpers"):

@@ -1260,3 +1260,44 @@ def test_a_sentence_finds_the_code_that_does_it_before_the_type_describing_it(
     assert ix.search("retry options", limit=1)[0].symbol.name == "RetryOptions"
     monkeypatch.setattr(levers, "OFF", frozenset({"shapes"}))
     assert [h.symbol.name for h in ix.search(query, limit=2)] == ["RetryOptions", "nextDelay"]
+
+
+def test_a_sentence_finds_the_function_before_the_go_struct_holding_its_settings(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """A struct declares fields; its methods are hits of their own. So in a sentence it ranks
+    with the other shapes (lever shapes), below the function that does what the sentence says,
+    and a keyword query for the struct still finds it first."""
+    root = write_repo({
+        "retry.go": '''
+            package retry
+
+            // Policy says how requests are retried.
+            type Policy struct {
+                // Upper limit of the delay between attempts.
+                MaxDelay time.Duration
+                // Random jitter added to each delay between attempts.
+                Jitter bool
+                // How many attempts are made.
+                Attempts int
+            }
+
+            // NextDelay is the wait before the next attempt.
+            func NextDelay(attempt int, p Policy) time.Duration {
+                base := time.Duration(300*(1<<attempt)) * time.Millisecond
+                if p.Jitter {
+                    base = time.Duration(rand.Int63n(int64(base)))
+                }
+                return min(base, p.MaxDelay)
+            }
+            ''',
+        "helpers.go": "package retry\n\n" + "".join(
+            f"func helper{i}(value int) int {{\n    return value * {i}\n}}\n\n" for i in range(8)),
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    query = "random delay between attempts up to a limit"
+    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["NextDelay", "Policy"]
+    assert ix.search("retry policy", limit=1)[0].symbol.name == "Policy"
+    monkeypatch.setattr(levers, "OFF", frozenset({"shapes"}))
+    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["Policy", "NextDelay"]
