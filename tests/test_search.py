@@ -1225,79 +1225,70 @@ def test_a_stem_shared_with_a_query_word_does_not_name_a_symbol(
     assert score("multiply out products") < 0.8 * score("multiply outer products")
 
 
-def test_a_sentence_finds_the_code_that_does_it_before_the_type_describing_it(
-    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
-) -> None:
-    """An options type's doc comments say every word of "random delay between attempts up to
-    a limit"; the function computing that delay is what the sentence describes (lever shapes).
-    A keyword query for the type still finds it first."""
-    root = write_repo({
-        "src/retry.ts": '''
-            /** How requests are retried: the delay between attempts, its random jitter and its upper limit. */
-            export type RetryOptions = {
-                /** Upper limit of the delay between attempts, in milliseconds. */
-                backoffLimit: number;
-                /** Random jitter added to each delay between attempts. */
-                jitter: boolean;
-                /** How many attempts are made. */
-                limit: number;
-            };
+_SHAPES = {
+    # An options type's doc comments say every word of the sentence.
+    "typescript type": ("src/retry.ts", '''
+        /** How requests are retried: the delay between attempts, its random jitter and its upper limit. */
+        export type RetryOptions = {
+            /** Upper limit of the delay between attempts, in milliseconds. */
+            backoffLimit: number;
+            /** Random jitter added to each delay between attempts. */
+            jitter: boolean;
+            /** How many attempts are made. */
+            limit: number;
+        };
 
-            /** The wait before the next attempt. */
-            export function nextDelay(attempt: number, options: RetryOptions): number {
-                const base = 0.3 * (2 ** (attempt - 1)) * 1000;
-                const jittered = options.jitter ? base * Math.random() : base;
-                return Math.min(options.backoffLimit, jittered);
+        /** The wait before the next attempt. */
+        export function nextDelay(attempt: number, options: RetryOptions): number {
+            const base = 0.3 * (2 ** (attempt - 1)) * 1000;
+            const jittered = options.jitter ? base * Math.random() : base;
+            return Math.min(options.backoffLimit, jittered);
+        }
+        ''', "src/helpers.ts", "".join(
+            f"export function helper{i}(value: number): number {{\n    return value * {i};\n}}\n\n"
+            for i in range(8)),
+        "RetryOptions", "nextDelay", "retry options"),
+    # A struct declares fields, whose comments say the words; its methods are hits of their own.
+    "go struct": ("retry.go", '''
+        package retry
+
+        // Policy says how requests are retried.
+        type Policy struct {
+            // Upper limit of the delay between attempts.
+            MaxDelay time.Duration
+            // Random jitter added to each delay between attempts.
+            Jitter bool
+            // How many attempts are made.
+            Attempts int
+        }
+
+        // NextDelay is the wait before the next attempt.
+        func NextDelay(attempt int, p Policy) time.Duration {
+            base := time.Duration(300*(1<<attempt)) * time.Millisecond
+            if p.Jitter {
+                base = time.Duration(rand.Int63n(int64(base)))
             }
-            ''',
-        "src/helpers.ts": "".join(f"export function helper{i}(value: number): number {{\n    return value * {i};\n}}\n\n"
-                                  for i in range(8)),
-    })
-    ix = Index.open(root, tmp_path / "idx")
-    ix.update(processes=1)
-    query = "random delay between attempts up to a limit"
-    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["nextDelay", "RetryOptions"]
-    assert ix.search("retry options", limit=1)[0].symbol.name == "RetryOptions"
-    monkeypatch.setattr(levers, "OFF", frozenset({"shapes"}))
-    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["RetryOptions", "nextDelay"]
-
-
-def test_a_sentence_finds_the_function_before_the_go_struct_holding_its_settings(
-    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
-) -> None:
-    """A struct declares fields; its methods are hits of their own. So in a sentence it ranks
-    with the other shapes (lever shapes), below the function that does what the sentence says,
-    and a keyword query for the struct still finds it first."""
-    root = write_repo({
-        "retry.go": '''
-            package retry
-
-            // Policy says how requests are retried.
-            type Policy struct {
-                // Upper limit of the delay between attempts.
-                MaxDelay time.Duration
-                // Random jitter added to each delay between attempts.
-                Jitter bool
-                // How many attempts are made.
-                Attempts int
-            }
-
-            // NextDelay is the wait before the next attempt.
-            func NextDelay(attempt int, p Policy) time.Duration {
-                base := time.Duration(300*(1<<attempt)) * time.Millisecond
-                if p.Jitter {
-                    base = time.Duration(rand.Int63n(int64(base)))
-                }
-                return min(base, p.MaxDelay)
-            }
-            ''',
-        "helpers.go": "package retry\n\n" + "".join(
+            return min(base, p.MaxDelay)
+        }
+        ''', "helpers.go", "package retry\n\n" + "".join(
             f"func helper{i}(value int) int {{\n    return value * {i}\n}}\n\n" for i in range(8)),
-    })
+        "Policy", "NextDelay", "retry policy"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SHAPES))
+def test_a_sentence_finds_the_code_that_does_it_before_the_shape_describing_it(
+    case: str, write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """A type or struct whose comments say every word of "random delay between attempts up to
+    a limit" only declares what the code is given; the function computing that delay is what
+    the sentence describes (lever shapes). A keyword query for the shape still finds it first."""
+    path, source, helpers_path, helpers, shape, doer, keyword = _SHAPES[case]
+    root = write_repo({path: source, helpers_path: helpers})
     ix = Index.open(root, tmp_path / "idx")
     ix.update(processes=1)
     query = "random delay between attempts up to a limit"
-    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["NextDelay", "Policy"]
-    assert ix.search("retry policy", limit=1)[0].symbol.name == "Policy"
+    assert [h.symbol.name for h in ix.search(query, limit=2)] == [doer, shape]
+    assert ix.search(keyword, limit=1)[0].symbol.name == shape
     monkeypatch.setattr(levers, "OFF", frozenset({"shapes"}))
-    assert [h.symbol.name for h in ix.search(query, limit=2)] == ["Policy", "NextDelay"]
+    assert [h.symbol.name for h in ix.search(query, limit=2)] == [shape, doer]
