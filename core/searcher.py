@@ -61,9 +61,11 @@ EXPORTED_PRIOR = 1.3
 #: describes data, and rarely answers "what does X").
 PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
 _AUX_FILE = re.compile(
-    r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py|"
+    r"(^|/)(test_[^/]*|tests\.\w+|[^/]*_(test|spec)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py|"
     r"[^/]*(Test|Tests|[a-z]IT|Benchmark|Benchmarks)\.(java|kt|kts|scala|groovy|cs|swift))$"
 )
+#: Scopes whose contents are tests: `mod tests`, `mod test` (see `in_test_module`).
+_TEST_MODULES = frozenset({"test", "tests"})
 #: Query words that ask for auxiliary code (not `dist`: it is also a name, `dist()` for distance).
 _AUX_QUERY_WORDS = frozenset(
     ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts", "fuzz", "mock", "mocks", "e2e", "playground"]
@@ -152,8 +154,19 @@ TERMS_BATCH = 500
 def is_auxiliary(path: str) -> bool:
     """True for test, example, docs and benchmark files, which rank below library code: by
     folder (`tests/`, `examples/`) or by name (`test_x.py`, `x_test.go`, `x.spec.ts`,
-    `x_spec.rb`, `FooTest.java`, `FooIT.java`, `ParseBenchmark.java`)."""
+    `x_spec.rb`, Rust's and Django's `tests.rs`/`tests.py`, `FooTest.java`, `FooIT.java`,
+    `ParseBenchmark.java`)."""
     return bool(_AUX_SEGMENT.search(path) or _AUX_FILE.search(path))
+
+
+def in_test_module(qualname: str, kind: str) -> bool:
+    """True for an inline test module (Rust's `#[cfg(test)] mod tests` inside a library file)
+    and everything in it: test code wherever its file is. Only a lower-case `test`/`tests`
+    scope counts, so Elixir's `Plug.Test` helpers and a method named `test` stay library code."""
+    if "test" not in qualname:
+        return False
+    scope = qualname.split(".")
+    return not _TEST_MODULES.isdisjoint(scope if kind == "module" else scope[:-1])
 
 
 def glob_match(path: str, glob: str) -> bool:
@@ -289,8 +302,9 @@ class Searcher:
         top_level = [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)]
         exported = self.store.exported_names() if levers.on("public") else set()
         path_ids = np.array([path_index[p] for p in paths], dtype=np.int32)
-        # judged once per file, not once per symbol
+        # judged once per file, then per symbol for inline test modules
         auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids]
+        auxiliary |= np.array([in_test_module(q, k) for q, k in zip(qualnames, kinds, strict=True)], dtype=bool)
         prior = _priors(bm25, names, paths, top_level, exported)
         heft = _heft(signatures, lines, paths)
         data = RankData(
@@ -938,4 +952,4 @@ def _name_boosts(
     return out
 
 
-__all__ = ["AUX_PENALTY", "RankData", "Searcher", "glob_match", "is_auxiliary"]
+__all__ = ["AUX_PENALTY", "RankData", "Searcher", "glob_match", "in_test_module", "is_auxiliary"]

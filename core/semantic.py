@@ -160,7 +160,7 @@ def update(index: Index, progress: Callable[[int, int], None] | None = None) -> 
     import time
 
     from symscope.core.errors import StaleSymbolError
-    from symscope.core.searcher import is_auxiliary
+    from symscope.core.searcher import in_test_module, is_auxiliary
 
     started = time.perf_counter()
     path = index.index_dir / VECTORS_FILE
@@ -177,6 +177,8 @@ def update(index: Index, progress: Callable[[int, int], None] | None = None) -> 
         except StaleSymbolError:
             continue
         for sym in index.file_symbols(rec.path):
+            if in_test_module(sym.qualname, sym.kind):
+                continue
             text = symbol_text(sym, data[sym.start_byte : sym.end_byte].decode("utf-8", "replace"))
             digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
             ids.append(sym.id)

@@ -15,7 +15,7 @@ import pytest
 from symscope.core import levers
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
-from symscope.core.searcher import is_auxiliary
+from symscope.core.searcher import in_test_module, is_auxiliary
 from symscope.core.terms import query_terms, split_identifier, stem
 
 
@@ -86,11 +86,64 @@ def test_tests_rank_below_library_unless_asked(repo: Index) -> None:
                 "e2e/login.spec.js", "pkg/models/mocks/store.go", "cli/__mocks__/fs.js", "playground/src/App.vue",
                 "dist/esm/axios.js",
                 "metrics/src/main/java/ParseBenchmark.java", "src/FooTest.java", "src/BarTests.kt",
-                "src/ClientIT.java", "lib/parser_spec.rb"):
+                "src/ClientIT.java", "lib/parser_spec.rb", "tokio/src/fs/file/tests.rs", "polls/tests.py"):
         assert is_auxiliary(aux), aux
     for lib in ("src/Contest.java", "src/TestUtils.java", "src/LIMIT.java", "lib/spec.rb", "src/bencher.rs",
-                "src/benches.rs", "src/fuzzy.rs", "src/mock.py", "lib/distance.js"):
+                "src/benches.rs", "src/fuzzy.rs", "src/mock.py", "lib/distance.js", "lib/plug/test.ex",
+                "src/testsuite.rs"):
         assert not is_auxiliary(lib), lib
+
+
+def test_an_inline_test_module_ranks_as_tests(
+    write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    """Rust keeps unit tests in `#[cfg(test)] mod tests` inside the library file. A test there
+    that says every word of the query ranks below the library function, unless tests are
+    asked for; Elixir's `Plug.Test`-style helpers and a method named `test` stay library code."""
+    root = write_repo({
+        "src/notify.rs": '''
+            pub struct Notify { waiters: usize }
+
+            impl Notify {
+                /// Wakes one task waiting on this notify.
+                pub fn notify_one(&self) {
+                    self.wake(1);
+                }
+
+                /// Tests whether a permit is stored.
+                pub fn test(&self) -> bool {
+                    self.waiters == 0
+                }
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                /// Wake one waiting task: notify one task waiting on the notify and check it wakes.
+                #[test]
+                fn notify_one_wakes_one_waiting_task() {
+                    let notify = Notify { waiters: 1 };
+                    notify.notify_one();
+                }
+            }
+            ''',
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    ids = [h.symbol.id for h in ix.search("wake one waiting task", limit=5)]
+    test = "src/notify.rs::tests.notify_one_wakes_one_waiting_task#function"
+    assert ids[0] == "src/notify.rs::Notify.notify_one#method"
+    assert test in ids
+    assert ix.search("waiting task test", limit=1)[0].symbol.id == test
+    assert in_test_module("tests", "module") and in_test_module("tests.helper", "function")
+    assert not in_test_module("Notify.test", "method") and not in_test_module("Plug.Test.conn", "function")
+    # the hybrid leaves them to BM25 too, as it does test files
+    from symscope.core import semantic
+
+    monkeypatch.setattr(semantic.Encoder, "encode", classmethod(lambda cls, texts: _stand_in_encoder(texts)))
+    embedded = semantic.update(ix)
+    assert embedded.symbols == 3  # Notify, notify_one and test; not the module or the test in it
 
 
 def test_near_identical_duplicates_collapse(repo: Index) -> None:

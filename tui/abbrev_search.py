@@ -23,7 +23,7 @@ from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import SearchHit
 from symscope.core.query import ParsedQuery
-from symscope.core.searcher import glob_match, is_auxiliary
+from symscope.core.searcher import glob_match, in_test_module, is_auxiliary
 
 #: A one-word query with fewer engine hits than this gets abbreviation matches appended.
 FEW_HITS = 5
@@ -66,7 +66,7 @@ class NameTable:
                     if aux is None:
                         aux = auxiliary[sys.intern(s.path)] = is_auxiliary(s.path)
                     rows.append(_Row(s.id, s.name, s.qualname, sys.intern(s.kind), sys.intern(s.language),
-                                     sys.intern(s.path), aux))
+                                     sys.intern(s.path), aux or in_test_module(s.qualname, s.kind)))
                 self._rows = rows
                 self._names = NameIndex([(r.name, r.qualname) for r in rows])
                 self._generation = generation
