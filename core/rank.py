@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 #: Bump when the pickled layout changes; old caches are then rebuilt.
-RANKER_VERSION = 19
+RANKER_VERSION = 20
 K1 = 1.2
 B = 0.75
 EPSILON = 0.25

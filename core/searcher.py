@@ -209,10 +209,9 @@ class RankData:
     """A name a package entry file re-exports -> the library's top-level definitions of it."""
     heft: NDArray[np.float32]
     """How much of a definition there is: 1 + log(1 + its lines), lower for a restricted
-    visibility or in a declaration file (a shim, mock or forward declaration is short)."""
-    substance: NDArray[np.float32]
-    """How much a definition looks like the main one of its name: the prior times the heft.
-    Orders several definitions of the name a query spells exactly."""
+    visibility or in a declaration file (a shim, mock or forward declaration is short).
+    Times the prior, its substance: how much it looks like the main definition of its name,
+    which orders several definitions of the name a query spells exactly."""
 
 
 class Searcher:
@@ -305,8 +304,6 @@ class Searcher:
         # judged once per file, then per symbol for inline test modules
         auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids]
         auxiliary |= np.array([in_test_module(q, k) for q, k in zip(qualnames, kinds, strict=True)], dtype=bool)
-        prior = _priors(bm25, names, paths, top_level, exported)
-        heft = _heft(signatures, lines, paths)
         data = RankData(
             ids=ids,
             paths=paths,
@@ -322,11 +319,10 @@ class Searcher:
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
             family=_families(names, qualnames, kinds, signatures, auxiliary.tolist()),
-            prior=prior,
+            prior=_priors(bm25, names, paths, top_level, exported),
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
             public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
-            heft=heft,
-            substance=(prior * heft).astype(np.float32),
+            heft=_heft(signatures, lines, paths),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             save_ranker(self.ranker_path, generation, data)
@@ -409,7 +405,7 @@ class Searcher:
         # exact names (the typed case before other cases of the same letters, the typed
         # spelling before other separators, a top-level definition before members of the same
         # name, then the main definition of the name before shims and mocks), score, index order
-        main_first = np.where(exact[top] & ~miscased[top] & ~member[top], data.substance[top], 0.0) \
+        main_first = np.where(exact[top] & ~miscased[top] & ~member[top], data.prior[top] * data.heft[top], 0.0) \
             if levers.on("substance") else np.zeros(top.size)
         top = top[np.lexsort((top, -scores[top], -main_first, member[top], respelled[top], miscased[top],
                               ~exact[top]))]
