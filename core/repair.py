@@ -311,10 +311,11 @@ def _blank(
     tried: set[Span] = set()
     text = source
     misses = 0
+    scan = [REPARSE_BUDGET]  # bytes the search for targets may still read, over all trials
     for _ in range(trials):
         if best == (0, 0) or misses >= MAX_MISSES:
             break
-        target = _next_target(text, tree.root_node, tried, lines, span or (0, len(source)))
+        target = _next_target(text, tree.root_node, tried, lines, span or (0, len(source)), scan)
         if target is None:
             break
         tried.add(target)
@@ -346,11 +347,17 @@ def _blanked(text: bytes, a: int, b: int) -> bytes:
     return bytes(out)
 
 
-def _next_target(text: bytes, root: Node, tried: set[Span], lines: _Lines, within: Span) -> Span | None:
+def _next_target(
+    text: bytes, root: Node, tried: set[Span], lines: _Lines, within: Span, scan: list[int]
+) -> Span | None:
     """The next bytes to blank: for each error (in source order, inner ones first), its lines (a
     long error: its first line), then its own bytes up to the end of that line, cut where the
     brackets balance (a macro between a method's header and its `{`). Never a span whose brackets
-    do not pair up, nor one tried already or holding nothing to blank."""
+    do not pair up, nor one tried already or holding nothing to blank.
+
+    Each error costs a read of its lines, taken from `scan[0]`; none is looked at once that is
+    spent: one long line the grammar rejects thousands of times (`a$a$...` in Go) would
+    otherwise be read once per error, a cost quadratic in the line's length."""
     for node in _errors(root):
         r0, r1 = node.start_point.row, node.end_point.row
         if node.end_point.column == 0 and r1 > r0:
@@ -359,6 +366,9 @@ def _next_target(text: bytes, root: Node, tried: set[Span], lines: _Lines, withi
             r1 = r0
         a, b = lines.span(r0, r1, within[1])
         a, b = max(a, within[0]), min(b, within[1])
+        scan[0] -= b - a
+        if scan[0] < 0:
+            return None
         start = _call_start(text, a, max(node.start_byte, a))
         for span in ((a, b), (start, _balanced_end(text, start, b))):
             chunk = text[span[0] : span[1]]

@@ -11,11 +11,15 @@ import random
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symscope.core import terms
+from symscope.core import repair, terms
+from symscope.core.ingest import ingest
 from symscope.core.terms import callee_terms
 
 #: The callee pattern before issue 27: it backtracks over a whole run at every letter of it.
@@ -59,3 +63,32 @@ def test_callee_terms_on_a_long_run_cost_what_words_cost() -> None:
     assert _seconds(lambda: callee_terms(run, 60)) < 5 * base + 0.01
     assert _seconds(lambda: callee_terms(hexrun, 60)) < 5 * base + 0.01
     assert callee_terms(run + b" f (1)", 60) == ["f"]
+
+
+def test_a_long_line_the_grammar_rejects_is_not_read_once_per_error(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """`a$a$...` in Go is one parse error per `$`: the search for bytes to blank read the whole
+    line again for each, a cost quadratic in the line's length."""
+    read = [0]
+    call_start, balanced_end = repair._call_start, repair._balanced_end
+
+    def counted_start(text: bytes, line_start: int, at: int) -> int:
+        read[0] += at - line_start
+        return call_start(text, line_start, at)
+
+    def counted_end(text: bytes, start: int, end: int) -> int:
+        read[0] += end - start
+        return balanced_end(text, start, end)
+
+    monkeypatch.setattr(repair, "_call_start", counted_start)
+    monkeypatch.setattr(repair, "_balanced_end", counted_end)
+    rng = random.Random(27)
+    run = "".join(rng.choice("a$") for _ in range(6_000))
+    pad = "".join(f"func h{i}(a int) int {{\n\treturn a + {i}\n}}\n" for i in range(200))
+    source = f'package m\nfunc f() string {{ return g("{run}") }}\nfunc g(x string) string {{ y := {run}; _ = y; return x }}\n' + pad
+    path = tmp_path / "long.go"
+    path.write_text(source)
+    result = ingest("long.go", str(path), 0, "go", str(tmp_path))
+    assert {"f", "g", "h0", "h199"} <= {s.name for s in result.symbols}
+    # a bound whatever the line's length (it was 13.6 million bytes here, 600 million at 40,000)
+    assert read[0] < 3 * repair.REPARSE_BUDGET
