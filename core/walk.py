@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathspec import GitIgnoreSpec
 
 from symscope.core.errors import TooManyFilesError, UnsafeRootError
 from symscope.core.files import read_head
+from symscope.core.ignore import IgnoreRules
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
 from symscope.core.models import SkippedFile
 
@@ -63,45 +63,10 @@ class WalkResult:
 
 @dataclass(frozen=True, slots=True)
 class _Ignore:
-    """One .gitignore: its folder (repo-relative), its rules, and a quick no-match test."""
+    """One .gitignore: its folder (repo-relative) and its rules."""
 
     base: str
-    spec: GitIgnoreSpec
-    any_rule: re.Pattern[str] | None
-    """Matches whatever any rule matches (None: always ask `spec`). Most paths match
-    no rule at all, and one search is much cheaper than asking every rule in turn."""
-    dir_rules: tuple[_DirRule, ...] | None
-    """The rules as folders are checked (None: a rule we cannot read; ask `spec`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _DirRule:
-    """One rule, for deciding whether a folder itself is ignored, as git decides it.
-
-    pathspec's `check_file("src/")` lets a rule that matches any path (`*`) beat a
-    later folder-only rule (`!*/`), so a .gitignore of `*`, `!*.*`, `!*/` (ignore
-    extensionless files) would hide every folder. Git applies the last rule that
-    matches the folder's own name.
-    """
-
-    include: bool
-    regex: re.Pattern[str]
-    at_end: re.Pattern[str]
-    """`regex` anchored at the end of the path: a folder-only rule must match the folder itself,
-    not one of its parents."""
-
-    def matches(self, folder: str) -> bool:
-        """Whether the rule matches `folder` (no trailing `/`) itself."""
-        found = self.regex.search(folder)
-        if found is not None and found.groupdict().get(_DIR_MARK) is None:
-            return True  # as a name (`*`, `*.d`), or as a path inside a folder (`x/**`)
-        if self.at_end.search(folder) is not None:
-            return True
-        found = self.at_end.search(folder + "/")
-        return found is not None and found.groupdict().get(_DIR_MARK) is not None  # `build/`, `*/`
-
-
-_DIR_MARK = "ps_d"
+    rules: IgnoreRules
 
 
 def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
@@ -112,65 +77,18 @@ def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
     if len(data) == MAX_GITIGNORE_BYTES:
         data = data[: data.rfind(b"\n") + 1]  # no half rule from a cut line
     lines = data.decode("utf-8", "replace").splitlines()
-    spec = GitIgnoreSpec.from_lines(lines)
-    return _Ignore(rel_dir, spec, _any_rule(spec), _dir_rules(spec))
-
-
-def _dir_rules(spec: GitIgnoreSpec) -> tuple[_DirRule, ...] | None:
-    rules: list[_DirRule] = []
-    for pattern in spec.patterns:
-        if pattern.include is None:
-            continue  # a comment or blank line
-        regex = getattr(pattern, "regex", None)
-        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
-            return None
-        try:
-            at_end = re.compile(f"(?:{regex.pattern})\\Z", regex.flags)
-        except re.error:
-            return None
-        rules.append(_DirRule(bool(pattern.include), regex, at_end))
-    return tuple(rules)
-
-
-def _any_rule(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
-    sources = []
-    for pattern in spec.patterns:
-        if pattern.include is None:
-            continue  # a comment or blank line
-        regex = getattr(pattern, "regex", None)
-        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
-            return None  # a rule we cannot read: no shortcut
-        sources.append(_NAMED_GROUP.sub("(?:", regex.pattern))
-    if not sources:
-        return None
-    try:
-        return re.compile("|".join(f"(?:{source})" for source in sources))
-    except re.error:
-        return None
-
-
-_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+    return _Ignore(rel_dir, IgnoreRules(GitIgnoreSpec.from_lines(lines)))
 
 
 def _ignored(specs: list[_Ignore], rel: str, is_dir: bool) -> bool:
+    """Whether the .gitignore files above `rel` ignore it: the innermost one with a rule
+    that matches decides (files as pathspec decides them, folders as git does)."""
     ignored = False
     for ignore in specs:
         sub = rel[len(ignore.base) + 1 :] if ignore.base else rel
-        candidate = sub + "/" if is_dir else sub
-        if (
-            ignore.any_rule is not None
-            and ignore.any_rule.search(candidate) is None
-            and not (is_dir and ignore.any_rule.search(sub))
-        ):
-            continue  # no rule of this file matches
-        if is_dir and ignore.dir_rules is not None:
-            for rule in ignore.dir_rules:  # the last rule that matches the folder wins, as in git
-                if rule.matches(sub):
-                    ignored = rule.include
-            continue
-        result = ignore.spec.check_file(candidate)
-        if result.include is not None:
-            ignored = bool(result.include)
+        verdict = ignore.rules.folder_verdict(sub) if is_dir else ignore.rules.file_verdict(sub)
+        if verdict is not None:
+            ignored = verdict
     return ignored
 
 

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

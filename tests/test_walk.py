@@ -12,7 +12,8 @@ import pytest
 from pathspec import GitIgnoreSpec
 
 from symscope.core.errors import TooManyFilesError
-from symscope.core.walk import _any_rule, walk
+from symscope.core.ignore import any_of
+from symscope.core.walk import walk
 
 RULES = [
     "*.pyc", "build/", "/dist", "!keep.pyc", "docs/**/*.md", "**/tmp", "a/**/b", "*.min.*",
@@ -27,7 +28,7 @@ DIRS = ["", "docs", "docs/guide", "a", "a/x", "logs", "x", "foo", "src/deep/z", 
 
 def test_any_rule_matches_whenever_a_rule_does() -> None:
     spec = GitIgnoreSpec.from_lines(RULES)
-    any_rule = _any_rule(spec)
+    any_rule = any_of([p.regex for p in spec.patterns if p.include is not None])
     assert any_rule is not None
     decided = 0
     for folder, name, is_dir in itertools.product(DIRS, NAMES, (False, True)):
