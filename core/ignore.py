@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 
-from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 #: pathspec's name for the group that is set when a rule matched a folder of the path.
 DIR_MARK = "ps_d"
@@ -59,78 +60,73 @@ class Rule:
 
 
 class IgnoreRules:
-    """The rules of one .gitignore, filed by the names they need (see the module docstring)."""
+    """The rules of one .gitignore, filed by the names they need (see the module docstring).
 
-    def __init__(self, spec: GitIgnoreSpec) -> None:
-        self.spec = spec
-        self.by_name: dict[str, list[Rule]] = {}
-        self.by_suffix: dict[str, list[Rule]] = {}
-        self.wild: list[Rule] = []
-        self.wild_any: re.Pattern[str] | None = None
-        self.readable = True
-        """False if a rule has no readable regex: then pathspec decides every path."""
-        rules = self._rules(spec)
-        if rules is None:
-            self.readable = False
-            return
-        needs = [(rule, _needs(line)) for rule, line in rules]
+    A rule's regex is built the first time a path may match it: a list of 10,000 names
+    costs a walk the lines it splits, not 10,000 regexes compiled, and most are never asked.
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.by_name: dict[str, list[int]] = {}
+        self.by_suffix: dict[str, list[int]] = {}
+        self._built: dict[int, Rule | None] = {}
+        latest = {line: index for index, line in enumerate(lines)}  # a repeated line: its last copy decides
+        needs = [(index, _needs(line)) for line, index in latest.items() if line and not line.startswith("#")]
         counts = Counter(key for _, groups in needs for group in groups for key in group)
-        for rule, groups in needs:
+        wild: list[Rule] = []
+        for index, groups in needs:
             if not groups:
-                self.wild.append(rule)
+                rule = self.rule(index)
+                if rule is not None:
+                    wild.append(rule)
                 continue
             group = min(groups, key=lambda g: sum(counts[k] for k in g))
             for kind, spelling in group:
                 table = self.by_suffix if kind == "." else self.by_name
-                table.setdefault(spelling, []).append(rule)
+                table.setdefault(spelling, []).append(index)
+        self.wild = sorted(wild, key=lambda rule: rule.index)
         self.wild_any = any_of([rule.regex for rule in self.wild])
 
-    def _rules(self, spec: GitIgnoreSpec) -> list[tuple[Rule, str]] | None:
-        """The rules with their lines; an earlier rule with the same regex as a later one is
-        dropped (the later one always decides first). None if a regex cannot be read."""
-        latest: dict[str, tuple[Rule, str]] = {}
-        for index, pattern in enumerate(spec.patterns):
-            if pattern.include is None:
-                continue  # a comment or blank line
-            regex = getattr(pattern, "regex", None)
-            line = getattr(pattern, "pattern", None)
-            if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
-                return None
-            try:
+    def rule(self, index: int) -> Rule | None:
+        """Line `index` as a rule, built on first use; None for a comment, a blank or a line
+        pathspec cannot read (`!` alone, a trailing `\\`, `[z-a]`): git skips those too."""
+        if index in self._built:
+            return self._built[index]
+        built: Rule | None = None
+        try:
+            pattern = GitIgnoreSpecPattern(self.lines[index])
+            regex = pattern.regex
+            if pattern.include is not None and isinstance(regex, re.Pattern) and isinstance(regex.pattern, str):
                 at_end = re.compile(f"(?:{regex.pattern})\\Z", regex.flags)
-            except re.error:
-                return None
-            latest.pop(regex.pattern, None)
-            rule = Rule(index, bool(pattern.include), regex, at_end)
-            latest[regex.pattern] = (rule, line if isinstance(line, str) else "")
-        return list(latest.values())
+                built = Rule(index, bool(pattern.include), regex, at_end)
+        except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
+            built = None
+        self._built[index] = built
+        return built
 
     def candidates(self, path: str, folder: bool = False) -> list[Rule]:
         """The rules that may match `path`, newest first: those filed under one of its
         components or their extensions, and the unfiled ones if any of them can match."""
-        found: dict[int, Rule] = {}
+        found: set[int] = set()
         for part in path.split("/"):
-            for rule in self.by_name.get(part, ()):
-                found[rule.index] = rule
+            found.update(self.by_name.get(part, ()))
             dot = part.find(".")
             while dot != -1:
-                for rule in self.by_suffix.get(part[dot:], ()):
-                    found[rule.index] = rule
+                found.update(self.by_suffix.get(part[dot:], ()))
                 dot = part.find(".", dot + 1)
         if self.wild_any is not None and (
             self.wild_any.search(path) is not None or (folder and self.wild_any.search(path + "/") is not None)
         ):
-            for rule in self.wild:
-                found[rule.index] = rule
-        return [found[i] for i in sorted(found, reverse=True)]
+            found.update(rule.index for rule in self.wild)
+        rules = (self.rule(index) for index in sorted(found, reverse=True))
+        return [rule for rule in rules if rule is not None]
 
     def file_verdict(self, path: str) -> bool | None:
         """pathspec's `check_file(path).include`: True ignored, False re-included, None no rule.
 
         As pathspec decides: newest rule first, a rule that matched the file itself ends the
         search; one that matched a folder above it counts only if nothing newer matched."""
-        if not self.readable:
-            return self.spec.check_file(path).include
         verdict: bool | None = None
         rank = 0
         for rule in self.candidates(path):
@@ -146,12 +142,17 @@ class IgnoreRules:
 
     def folder_verdict(self, folder: str) -> bool | None:
         """Whether git ignores `folder` (no trailing `/`): the newest rule that matches it decides."""
-        if not self.readable:
-            return self.spec.check_file(folder + "/").include
         for rule in self.candidates(folder, folder=True):
             if rule.matches_folder(folder):
                 return rule.include
         return None
+
+
+@lru_cache(maxsize=32)
+def rules_of(data: bytes) -> IgnoreRules:
+    """The rules of a .gitignore's bytes, kept for the next walk in this process (the MCP
+    server walks the tree before each call): the same file is split and filed once."""
+    return IgnoreRules(data.decode("utf-8", "replace").splitlines())
 
 
 def _needs(line: str) -> list[frozenset[tuple[str, str]]]:

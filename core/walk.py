@@ -7,11 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
-
 from symscope.core.errors import TooManyFilesError, UnsafeRootError
 from symscope.core.files import read_head
-from symscope.core.ignore import IgnoreRules
+from symscope.core.ignore import IgnoreRules, rules_of
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
 from symscope.core.models import SkippedFile
 
@@ -76,8 +74,7 @@ def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
         return None
     if len(data) == MAX_GITIGNORE_BYTES:
         data = data[: data.rfind(b"\n") + 1]  # no half rule from a cut line
-    lines = data.decode("utf-8", "replace").splitlines()
-    return _Ignore(rel_dir, IgnoreRules(GitIgnoreSpec.from_lines(lines)))
+    return _Ignore(rel_dir, rules_of(data))
 
 
 def _ignored(specs: list[_Ignore], rel: str, is_dir: bool) -> bool:

@@ -3,17 +3,23 @@ every rule in turn, at a cost that does not grow with the rules a path cannot ma
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pathspec import GitIgnoreSpec
 
 from symscope.core.ignore import IgnoreRules, Rule
+from symscope.core.walk import walk
 
 NAMES = ["a", "b", "foo", "Foo", "x.py", "y.pyc", "lib.tar.gz", ".env", "debug", "Debug", "build", "q.md", "b.b"]
 PIECES = [*NAMES, "*", "**", "?", "*.py", "*.pyc", "*.gz", "*.tar.gz", "[Dd]ebug", "[ab]", "f*", "*o", "x.*",
-          "[!a]", "[a-c]", "\\*", "foo ", ".*", "*.[Pp]y", "[xy].py"]
+          "[!a]", "[a-c]", "\\*", "foo ", ".*", "*.[Pp]y", "[xy].py", "[z-a]", "a\\", "", "#x"]
 
 
 def _rule_line() -> st.SearchStrategy[str]:
@@ -36,12 +42,21 @@ def _every_rule(spec: GitIgnoreSpec) -> list[Rule]:
     return rules[::-1]
 
 
+def _readable(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error):
+        return False
+    return True
+
+
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_rule_line(), max_size=12), st.lists(_paths, min_size=1, max_size=12))
 def test_verdicts_are_those_of_every_rule_asked_in_turn(lines: list[str], paths: list[str]) -> None:
-    spec = GitIgnoreSpec.from_lines(lines)
-    rules = IgnoreRules(spec)
-    assert rules.readable
+    """Against pathspec asked about every rule (files) and every rule's own folder test asked
+    in turn (folders); a line pathspec cannot read (`[z-a]`, `!` alone) is no rule at all."""
+    spec = GitIgnoreSpec.from_lines([line for line in lines if _readable(line)])
+    rules = IgnoreRules(lines)
     every = _every_rule(spec)
     for path in paths:
         assert rules.file_verdict(path) == spec.check_file(path).include, (lines, path)
@@ -53,7 +68,7 @@ def test_realistic_rules_decide_as_pathspec() -> None:
     lines = ["*.pyc", "[Dd]ebug/", "[Bb]in/", "*.[Cc]ache", "!keep.cache", "/dist", "docs/_build/", "**/tmp",
              "a/**/b", "logs/*.log", "!logs/important.log", "x/**", "!x/y.txt", "*.tar.gz", "build"]
     spec = GitIgnoreSpec.from_lines(lines)
-    rules = IgnoreRules(spec)
+    rules = IgnoreRules(lines)
     paths = ["m.pyc", "src/Debug/x.py", "Debug", "bin/a", "Bin/z/q", "s.Cache", "keep.cache", "dist/a.py",
              "src/dist/a.py", "docs/_build/i.html", "k/tmp/l", "a/q/r/b", "logs/a.log", "logs/important.log",
              "x/y.txt", "x/z.txt", "f.tar.gz", "f.gz", "build/x.py", "src/build"]
@@ -76,21 +91,39 @@ def test_many_rules_ask_only_the_rules_a_path_can_match() -> None:
     paths += ["src/generated_7", "src/gen40/a.py", "x/build_8/y.py", "a/b.tmp1", "src/q/out5.py", "Build6/x"]
     for lines in (starstar, realistic):
         spec = GitIgnoreSpec.from_lines(lines)
-        rules = IgnoreRules(spec)
+        rules = IgnoreRules(lines)
         for path in paths:
             assert len(rules.candidates(path)) <= 3, path
             assert len(rules.candidates(path, folder=True)) <= 3, path
             assert rules.file_verdict(path) == spec.check_file(path).include, path
         assert len(rules.wild) == 0
-    spec = GitIgnoreSpec.from_lines(starstar)
-    rules = IgnoreRules(spec)
+    rules = IgnoreRules(starstar)
     assert rules.file_verdict("a/generated_7") is True and rules.folder_verdict("a/build_8") is True
     assert rules.file_verdict("a/build_8") is None  # a folder-only rule, and this is a file
 
 
 def test_duplicate_rules_are_asked_once() -> None:
-    spec = GitIgnoreSpec.from_lines(["src/*", "!src/*"] * 5_000 + ["*.py"])
-    rules = IgnoreRules(spec)
-    assert [rule.index for rule in rules.candidates("src/a.py")] == [10_000, 9_999]
+    lines = ["src/*", "!src/*"] * 5_000 + ["*.py"]
+    spec = GitIgnoreSpec.from_lines(lines)
+    rules = IgnoreRules(lines)
+    assert [rule.index for rule in rules.candidates("src/a.py")] == [10_000, 9_999, 9_998]
     assert rules.file_verdict("src/a.py") is True and rules.file_verdict("src/a.txt") is False
     assert spec.check_file("src/a.txt").include is False
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_lines_pathspec_cannot_read_are_skipped_as_git_skips_them(tmp_path: Path) -> None:
+    """`!` alone, `[z-a]` and a trailing `\\` made pathspec raise, and the walk with it
+    (a traceback from `symscope index`); git ignores such lines and applies the others."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".gitignore").write_text("!\n[z-a]\nskip_*.py\nx\\\n!skip_keep.py\n")
+    for name in ("main.py", "skip_a.py", "skip_keep.py", "x", "z-a.py"):
+        (root / name).write_text("#!/usr/bin/env python3\nx = 1\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "--others", "--exclude-standard", "-z"],
+                            check=True, env=env, capture_output=True, text=True).stdout
+    expected = {p for p in listed.split("\0") if p and p != ".gitignore"}
+    assert expected == {"main.py", "skip_keep.py", "x", "z-a.py"}
+    assert {f.path for f in walk(root).files} == expected
