@@ -87,6 +87,7 @@ class IgnoreRules:
                 table.setdefault(spelling, []).append(index)
         self.wild = sorted(wild, key=lambda rule: rule.index)
         self.wild_any = any_of([rule.regex for rule in self.wild])
+        """Matches wherever an unfiled rule may; None with unfiled rules: ask them all."""
 
     def rule(self, index: int) -> Rule | None:
         """Line `index` as a rule, built on first use; None for a comment, a blank or a line
@@ -115,8 +116,10 @@ class IgnoreRules:
             while dot != -1:
                 found.update(self.by_suffix.get(part[dot:], ()))
                 dot = part.find(".", dot + 1)
-        if self.wild_any is not None and (
-            self.wild_any.search(path) is not None or (folder and self.wild_any.search(path + "/") is not None)
+        if self.wild and (
+            self.wild_any is None
+            or self.wild_any.search(path) is not None
+            or (folder and self.wild_any.search(path + "/") is not None)
         ):
             found.update(rule.index for rule in self.wild)
         rules = (self.rule(index) for index in sorted(found, reverse=True))
@@ -193,8 +196,8 @@ def _spellings(part: str) -> list[str] | None:
     total = 1
     for piece in pieces:
         total *= len(piece)
-    if total > MAX_SPELLINGS:
-        return None
+        if total > MAX_SPELLINGS:
+            return None
     return ["".join(chars) for chars in product(*pieces)]
 
 

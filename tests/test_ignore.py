@@ -127,3 +127,35 @@ def test_lines_pathspec_cannot_read_are_skipped_as_git_skips_them(tmp_path: Path
     expected = {p for p in listed.split("\0") if p and p != ".gitignore"}
     assert expected == {"main.py", "skip_keep.py", "x", "z-a.py"}
     assert {f.path for f in walk(root).files} == expected
+
+
+def test_unfiled_rules_are_asked_even_without_their_quick_test() -> None:
+    rules = IgnoreRules(["*", "!*.py", "!*/", "?x"])
+    assert [rule.index for rule in rules.wild] == [0, 2, 3]
+    rules.wild_any = None  # as when the combined pattern cannot be compiled
+    assert rules.file_verdict("src/tool") is True and rules.file_verdict("src/a.py") is False
+    assert rules.folder_verdict("src") is False
+
+
+def test_a_walk_under_10000_rules_builds_only_the_rules_its_paths_can_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, every folder and file was tested against all 10,000 rules (and all 10,000
+    regexes were compiled on every walk)."""
+    built: list[int] = []
+    rule = IgnoreRules.rule
+
+    def counted(self: IgnoreRules, index: int) -> Rule | None:
+        built.append(index)
+        return rule(self, index)
+
+    monkeypatch.setattr(IgnoreRules, "rule", counted)
+    root = tmp_path / "repo"
+    for i in range(20):
+        (root / f"pkg{i}" / "generated_3").mkdir(parents=True)
+        (root / f"pkg{i}" / "generated_3" / "g.py").write_text("x = 1\n")
+        (root / f"pkg{i}" / "m.py").write_text("x = 1\n")
+    (root / ".gitignore").write_text("\n".join(f"**/generated_{i}" for i in range(10_000)) + "\n")
+    result = walk(root)
+    assert sorted(f.path for f in result.files) == sorted(f"pkg{i}/m.py" for i in range(20))
+    assert len(built) <= 20  # one rule asked once per folder named generated_3
