@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+from pathspec import GitIgnoreSpec
 
 #: pathspec's name for the group that is set when a rule matched a folder of the path.
 DIR_MARK = "ps_d"
@@ -96,9 +96,11 @@ class IgnoreRules:
             return self._built[index]
         built: Rule | None = None
         try:
-            pattern = GitIgnoreSpecPattern(self.lines[index])
-            regex = pattern.regex
-            if pattern.include is not None and isinstance(regex, re.Pattern) and isinstance(regex.pattern, str):
+            patterns = GitIgnoreSpec.from_lines([self.lines[index]]).patterns
+            pattern = patterns[0] if patterns else None
+            regex = getattr(pattern, "regex", None)
+            if (pattern is not None and pattern.include is not None and isinstance(regex, re.Pattern)
+                    and isinstance(regex.pattern, str)):
                 at_end = re.compile(f"(?:{regex.pattern})\\Z", regex.flags)
                 built = Rule(index, bool(pattern.include), regex, at_end)
         except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
