@@ -38,10 +38,20 @@ def _must_escape(code: int) -> bool:
     return any(lo <= code <= hi for lo, hi in FORMAT_RANGES)
 
 
+def _pattern(backslash: bool) -> re.Pattern[str]:
+    ranges = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in FORMAT_RANGES)
+    extra = "\\\\" if backslash else ""
+    return re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff{ranges}{extra}]")
+
+
 @cache
 def _escape_pattern() -> re.Pattern[str]:
-    ranges = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in FORMAT_RANGES)
-    return re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\\\\\ud800-\\udfff{ranges}]")
+    return _pattern(backslash=True)
+
+
+@cache
+def _control_pattern() -> re.Pattern[str]:
+    return _pattern(backslash=False)
 
 
 _UNESCAPE = re.compile(r"\\(?:(\\)|x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8}))")
@@ -67,6 +77,17 @@ def escape_name(name: str) -> str:
     if name.isprintable() and "\\" not in name:
         return name  # the common case, without a regex pass (every escaped character is unprintable)
     return _escape_pattern().sub(_escape_char, name)
+
+
+def escape_controls(text: str) -> str:
+    """`text` with what `escape_name` escapes shown the same way, except backslashes, kept as they are.
+
+    For names read from source (`App\\Models` in PHP): a symbol's name is part of its
+    id and is printed on one line, but never mapped back to the filesystem.
+    """
+    if text.isprintable():
+        return text
+    return _control_pattern().sub(_escape_char, text)
 
 
 def _unescape_match(match: re.Match[str]) -> str:
