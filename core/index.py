@@ -43,7 +43,7 @@ from symscope.core.models import (
     Stats,
     Symbol,
 )
-from symscope.core.pathnames import escape_name, fs_path
+from symscope.core.pathnames import escape_controls, escape_name, fs_path
 from symscope.core.searcher import Searcher
 from symscope.core.store import Store, intact
 
@@ -217,9 +217,12 @@ class Index:
     # -- retrieval ----------------------------------------------------------------
 
     def symbol(self, symbol_id: str) -> Symbol:
-        sym = self.store.symbol(symbol_id)
+        # Ids are stored with control characters and undecodable bytes escaped (core/pathnames.py):
+        # one pasted as on disk (a raw newline, `\udcff` from argv) finds the same symbol.
+        shown = escape_controls(symbol_id)
+        sym = self.store.symbol(shown)
         if sym is None:
-            raise UnknownSymbolError(f"unknown symbol id: {symbol_id}")
+            raise UnknownSymbolError(f"unknown symbol id: {shown}")
         return sym
 
     def indexed_bytes(self, path: str, symbol: Symbol | None = None) -> bytes:
