@@ -422,7 +422,7 @@ class Index:
                 continue
             if cand.exists():
                 return "" if str(rel) == "." else escape_name(rel.as_posix())
-        raise NotARepoError(f"no such path in {escape_name(str(self.root))}: {escape_name(text)}")
+        raise NotARepoError(f"no such path in {escape_name(str(self.root))}: {escape_controls(text)}")
 
     def _unescaped_under_root(self, path: str) -> Path | None:
         """An absolute path below the root whose repo part is in the shown (escaped) form, on disk."""
