@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from symscope.core.errors import BadQueryError, SymscopeError
 from symscope.core.models import SearchHit, Symbol
+from symscope.core.pathnames import escape_name, fs_path
 from symscope.core.query import parse_query
 from symscope.core.sanitize import dumps
 
@@ -105,8 +106,8 @@ def outline_node_json(node: OutlineNode) -> Json:
 def report_json(index: Index, report: IndexReport) -> Json:
     """`symscope index --json`: counts, seconds and every skipped file with its reason."""
     return {
-        "root": str(index.root),
-        "index": str(index.store.path),
+        "root": escape_name(str(index.root)),
+        "index": escape_name(str(index.store.path)),
         "files": report.files,
         "symbols": report.symbols,
         "parsed": report.parsed,
@@ -180,10 +181,7 @@ def show(index: Index, symbol_id: str) -> Json:
 
 def resolve_target(index: Index, target: str, cwd: Path | None = None) -> str:
     """A user-given file or folder (absolute, relative to `cwd`, or to the repo) as repo-relative."""
-    here = cwd or Path.cwd()
-    if not Path(target).is_absolute() and not (here / target).exists():
-        target = str(index.root / target)
-    return index.relpath(target)
+    return index.relpath(target, cwd)
 
 
 def outline(index: Index, target: str = ".", cwd: Path | None = None) -> Json:
@@ -197,7 +195,7 @@ def outline(index: Index, target: str = ".", cwd: Path | None = None) -> Json:
     if record is not None:
         return {"path": rel, "language": record.language, "tokens": record.tokens,
                 "symbols": [outline_node_json(n) for n in index.outline(rel)]}
-    if (index.root / rel).is_file():
+    if os.path.isfile(fs_path(index.root, rel)):
         raise SymscopeError(f"{rel} is not indexed (run `symscope index` to see why it was skipped)")
     files = index.repo_outline(rel)
     return {"path": rel or ".", "tokens": sum(f.file.tokens for f in files), "files": [

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from symscope.core.errors import StaleSymbolError
 from symscope.core.hashing import content_hash
+from symscope.core.pathnames import fs_parts
 
 #: Open flags for every repo read: never follow a final symlink, never block
 #: (FIFOs, devices), never become a controlling terminal, never leak to children.
@@ -149,7 +150,7 @@ def read_repo_file(root: Path, rel: str, max_bytes: int | None = None) -> bytes:
 
     Args:
         root: The repo folder (resolved).
-        rel: Repo-relative path with `/` separators.
+        rel: Repo-relative path with `/` separators, names escaped as the index keeps them.
         max_bytes: Refuse files larger than this.
 
     Raises:
@@ -157,8 +158,8 @@ def read_repo_file(root: Path, rel: str, max_bytes: int | None = None) -> bytes:
             parent), outside the repo, or not a regular file.
         OSError: it cannot be opened or read (missing, permission denied...).
     """
-    parts = rel.split("/")
-    if not rel or any(part in ("", ".", "..") for part in parts) or os.path.isabs(rel):
+    parts = fs_parts(rel)  # stored names are escaped (core/pathnames.py): back to the bytes on disk
+    if not rel or any(part in ("", ".", "..") or "\0" in part for part in parts) or os.path.isabs(rel):
         raise _unsafe(rel, "is not a plain path inside the repo")
     return read_file_inside(str(root), os.path.join(str(root), *parts), rel, max_bytes)
 

@@ -24,13 +24,14 @@ import os
 import re
 import subprocess
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from symscope.core.errors import SymscopeError
 from symscope.core.languages import language_for_extension
 from symscope.core.models import Reference, Symbol
+from symscope.core.pathnames import escape_name, fs_path
 
 if TYPE_CHECKING:
     from symscope.core.index import Index
@@ -132,9 +133,9 @@ def git_changes(root: str | os.PathLike[str], ref: str = "HEAD") -> list[FileCha
         untracked = _git(folder, "ls-files", "--others", "--exclude-standard", "-z")
     except _Failed as exc:
         raise GitError(f"git diff failed: {exc}") from None
-    changes = parse_diff(patch)
+    changes = [replace(c, path=escape_name(c.path)) for c in parse_diff(patch)]  # as the index names files
     seen = {c.path for c in changes}
-    changes += [FileChange(p, new=True) for p in untracked.split("\0") if p and p not in seen]
+    changes += [FileChange(escape_name(p), new=True) for p in untracked.split("\0") if p and escape_name(p) not in seen]
     return sorted(changes, key=lambda c: c.path)
 
 
@@ -292,7 +293,7 @@ def needs_refresh(index: Index, changes: Sequence[FileChange]) -> bool:
         if index.file(change.path) is not None:
             if not index.file_is_current(change.path):
                 return True
-        elif language_for_extension(change.path) is not None and (index.root / change.path).is_file():
+        elif language_for_extension(change.path) is not None and os.path.isfile(fs_path(index.root, change.path)):
             return True
     return False
 

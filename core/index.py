@@ -43,6 +43,7 @@ from symscope.core.models import (
     Stats,
     Symbol,
 )
+from symscope.core.pathnames import escape_controls, escape_name, fs_path
 from symscope.core.searcher import Searcher
 from symscope.core.store import Store, intact
 
@@ -216,9 +217,12 @@ class Index:
     # -- retrieval ----------------------------------------------------------------
 
     def symbol(self, symbol_id: str) -> Symbol:
-        sym = self.store.symbol(symbol_id)
+        # Ids are stored with control characters and undecodable bytes escaped (core/pathnames.py):
+        # one pasted as on disk (a raw newline, `\udcff` from argv) finds the same symbol.
+        shown = escape_controls(symbol_id)
+        sym = self.store.symbol(shown)
         if sym is None:
-            raise UnknownSymbolError(f"unknown symbol id: {symbol_id}")
+            raise UnknownSymbolError(f"unknown symbol id: {shown}")
         return sym
 
     def indexed_bytes(self, path: str, symbol: Symbol | None = None) -> bytes:
@@ -395,18 +399,37 @@ class Index:
             out.append(FileOutline(rec, tops))
         return out
 
-    def relpath(self, path: str | os.PathLike[str]) -> str:
-        """A user-given path (absolute or relative to cwd or the repo) as a repo-relative one."""
-        p = Path(path)
-        candidates = [p] if p.is_absolute() else [Path.cwd() / p, self.root / p]
+    def relpath(self, path: str | os.PathLike[str], cwd: Path | None = None) -> str:
+        """A user-given path (absolute or relative to `cwd` or the repo) as a repo-relative one.
+
+        The path may be given as the index shows it (names escaped: `d\\xff/a.py`) or
+        as on disk; the shown form is tried first, so a copied path always finds
+        the file it was shown for. The result is in the shown form.
+        """
+        text = os.fspath(path)
+        here = cwd or Path.cwd()
+        if Path(text).is_absolute():
+            candidates = [Path(text)]
+            shown = self._unescaped_under_root(text)
+            if shown is not None:
+                candidates.append(shown)
+        else:
+            candidates = [Path(fs_path(here, text)), Path(fs_path(self.root, text)), here / text, self.root / text]
         for cand in candidates:
             try:
                 rel = cand.resolve().relative_to(self.root)
             except (ValueError, OSError):
                 continue
             if cand.exists():
-                return "" if str(rel) == "." else rel.as_posix()
-        raise NotARepoError(f"no such path in {self.root}: {path}")
+                return "" if str(rel) == "." else escape_name(rel.as_posix())
+        raise NotARepoError(f"no such path in {escape_name(str(self.root))}: {escape_controls(text)}")
+
+    def _unescaped_under_root(self, path: str) -> Path | None:
+        """An absolute path below the root whose repo part is in the shown (escaped) form, on disk."""
+        root = str(self.root)
+        if not path.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+        return Path(fs_path(root, path[len(root.rstrip(os.sep)) + 1 :].replace(os.sep, "/")))
 
     # -- tokens -------------------------------------------------------------------
 
@@ -428,8 +451,8 @@ class Index:
             p.stat().st_size for p in self.index_dir.glob("*") if p.is_file()
         ) if self.index_dir.exists() else 0
         return Stats(
-            root=str(self.root),
-            index_path=str(self.store.path),
+            root=escape_name(str(self.root)),
+            index_path=escape_name(str(self.store.path)),
             index_bytes=size,
             files=files,
             symbols=symbols,

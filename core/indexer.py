@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import FileResult, IndexProgress, IndexReport, SkippedFile
+from symscope.core.pathnames import escape_name
 from symscope.core.rank import BM25Builder
 from symscope.core.store import Store
 
@@ -132,7 +133,7 @@ class Indexer:
         finally:
             if early is not None:
                 early.close()
-        run.finish(fingerprint, str(self.root))
+        run.finish(fingerprint, escape_name(str(self.root)))  # SQLite refuses undecodable bytes
         files, symbols, _, _ = self.store.counts()
         report = IndexReport(
             files=files,

@@ -10,6 +10,7 @@ from symscope.core.hashing import content_hash
 from symscope.core.languages import language_by_name
 from symscope.core.models import CALLABLE_KINDS, FileRecord, FileResult, Symbol
 from symscope.core.parse import extract
+from symscope.core.pathnames import fs_parts
 from symscope.core.terms import (
     body_terms,
     callee_terms,
@@ -140,7 +141,7 @@ def _without_members(data: bytes, sym: Symbol, members: list[Symbol]) -> bytes:
 
 def repo_root_of(abspath: str, path: str) -> str | None:
     """The repo folder `abspath` was found under, given its repo-relative `path` (None: it was not)."""
-    native = path.replace("/", os.sep)
+    native = os.sep.join(fs_parts(path))  # `path`'s names are escaped; `abspath`'s are as on disk
     if not abspath.endswith(os.sep + native):
         return None
     return abspath[: -len(native) - 1] or os.sep

@@ -53,6 +53,7 @@ from symscope.core.errors import (
 from symscope.core.index import Index
 from symscope.core.languages import language_by_name
 from symscope.core.models import IndexProgress, IndexReport, SearchHit, Symbol
+from symscope.core.pathnames import escape_name, fs_path
 from symscope.core.sanitize import for_paste, for_terminal
 from symscope.core.tokens import count_many, count_tokens
 
@@ -286,6 +287,9 @@ class Session:
         root = self.index.root
         raw = Path(given.strip() or ".").expanduser()
         target = raw if raw.is_absolute() else root / raw
+        shown = fs_path(root, given.strip()) if not raw.is_absolute() and given.strip() else ""
+        if shown and os.path.exists(shown):  # as the index shows it: names escaped (core/pathnames.py)
+            target = Path(shown)
         try:
             resolved = target.resolve()
         except (OSError, RuntimeError):
@@ -297,7 +301,7 @@ class Session:
             raise ToolError(f"no file or folder {_safe_line(given)} in the repository; "
                             "call get_outline '.' or search_symbols")
         rel = resolved.relative_to(root).as_posix()
-        return "" if rel == "." else rel
+        return "" if rel == "." else escape_name(rel)
 
 
 # -- the tools ----------------------------------------------------------------------------------
@@ -384,11 +388,11 @@ class Tools:
         """`api.outline`, laid out compactly: a file's tree, or a folder's direct entries."""
         with self.session.fresh() as index:
             rel = self.session.path(path)
-            if rel and index.file(rel) is None and (index.root / rel).is_file():
+            if rel and index.file(rel) is None and os.path.isfile(fs_path(index.root, rel)):
                 reason = next((s.reason for s in index.skipped() if s.path == rel), "not a source file")
                 raise ToolError(f"{_safe_line(rel)} is not indexed ({_safe_line(reason)}); "
                                 "call get_outline on its folder, or search_symbols")
-            data = api.outline(index, str(index.root / rel), cwd=index.root)
+            data = api.outline(index, rel or ".", cwd=index.root)
             if "symbols" in data:
                 lines = self._file_outline(data)
                 return reply(_cut_lines(lines, LIST_BUDGET, f"call get_symbols on {data['path']} ids"),

@@ -134,6 +134,7 @@ from tree_sitter_language_pack import get_language, get_parser
 from symscope.core.hashing import content_hash
 from symscope.core.languages import LanguageSpec, resolve_language
 from symscope.core.models import CALLABLE_KINDS, CONTAINER_KINDS, Import, Symbol
+from symscope.core.pathnames import escape_controls
 from symscope.core.repair import recover
 from symscope.core.tokens import count_file_and_spans
 
@@ -606,6 +607,8 @@ def _candidates(
         if receivers:
             recv = _normalize_prefix(_text(source, receivers[0]))
             prefix = f"{recv}.{prefix}" if prefix and recv else (recv or prefix)
+        # A name joins its id and is printed on one line: no newline or control character in it.
+        name, prefix = (name if file_named else escape_controls(name)), escape_controls(prefix)
         docs = caps.get("doc")
         anchor = _anchor(node, spec.wrappers)
         bodies = caps.get("body")

@@ -38,8 +38,9 @@ FORMAT_RANGES: tuple[tuple[int, int], ...] = (
 
 
 def _format_chars() -> str:
+    # Lone surrogates too: undecodable bytes in a file name or argv (`\udcff`) cannot be written out.
     return "".join(re.escape(chr(lo)) + ("-" + re.escape(chr(hi)) if hi > lo else "")
-                   for lo, hi in FORMAT_RANGES)
+                   for lo, hi in FORMAT_RANGES) + "\ud800-\udfff"
 
 
 def _class(chars: str) -> str:
@@ -65,6 +66,8 @@ def _visible(char: str) -> str:
     code = ord(char)
     if code < 0x20 or 0x7F <= code < 0xA0:
         return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"  # an undecodable byte, as `pathnames.escape_name` shows it
     return f"<U+{code:04X}>"
 
 

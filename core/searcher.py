@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from symscope.core import levers
 from symscope.core.errors import BadQueryError
 from symscope.core.models import CALLABLE_KINDS, SearchHit
+from symscope.core.pathnames import escape_controls
 from symscope.core.rank import BM25Builder, SparseBM25, load_ranker, save_ranker
 from symscope.core.store import Store
 from symscope.core.terms import (
@@ -639,7 +640,8 @@ def _filter_mask(data: RankData, kind: str | None, language: str | None, path_gl
     if language:
         allowed &= data.languages == language.lower()
     if path_glob:
-        paths = np.array([glob_match(p, path_glob) for p in data.unique_paths], dtype=bool)
+        glob = escape_controls(path_glob)  # paths are kept escaped (core/pathnames.py): a raw name matches too
+        paths = np.array([glob_match(p, glob) for p in data.unique_paths], dtype=bool)
         allowed &= paths[data.path_ids]
     return allowed
 

@@ -12,6 +12,7 @@ from symscope.core.files import read_head
 from symscope.core.ignore import IgnoreRules, rules_of
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
 from symscope.core.models import SkippedFile
+from symscope.core.pathnames import escape_name
 
 #: Default size limit: larger files are generated or data, not code to read.
 MAX_FILE_BYTES = 1_000_000
@@ -46,8 +47,9 @@ class SourceFile:
     """A file the walker found worth indexing."""
 
     path: str
-    """Repo-relative with `/` separators."""
+    """Repo-relative with `/` separators, each name escaped (`pathnames.escape_name`)."""
     abspath: str
+    """The path on disk (names as the filesystem gave them)."""
     size: int
     mtime_ns: int
     language: LanguageSpec
@@ -183,7 +185,8 @@ def walk(
         entry = folder.entries[folder.next]
         folder.next += 1
         rel_dir, specs = folder.rel, folder.specs
-        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        name = escape_name(entry.name)  # any bytes: printable, storable, one line (core/pathnames.py)
+        rel = f"{rel_dir}/{name}" if rel_dir else name
         try:
             if entry.is_symlink():
                 target = os.path.realpath(entry.path)
