@@ -351,7 +351,7 @@ def _cmd_bundle(args: argparse.Namespace) -> int:
         data = api.bundle(index, args.ids, deps=args.deps, budget=args.budget, fmt=args.format,
                           diff_ref=args.diff, redact=not args.no_redact)
     if args.out:
-        from symscope.core.bundle import write_private
+        from symscope.core.private import write_private
 
         try:
             write_private(Path(args.out), data["text"])
