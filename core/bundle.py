@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from symscope.core import limits
 from symscope.core.errors import StaleSymbolError, SymscopeError, UnknownSymbolError
 from symscope.core.languages import language_by_name
 from symscope.core.models import FileRecord, Savings, Symbol
@@ -968,12 +969,13 @@ def build_bundle(
         GitError: with `diff_ref`, git is missing, the repo is not a git work tree,
             or the revision is unknown.
         BundleError: an unknown format or detail level.
+        BadArgumentError: `deps` or `budget` out of range (`core.limits`).
     """
-    check_budget(budget)
+    limits.BUNDLE_DEPS.check("deps", deps)
+    if budget is not None:
+        limits.BUDGET.check("budget", budget)
     if fmt not in FORMATS:
         raise BundleError(f"unknown bundle format {fmt!r}: use markdown or xml")
-    if deps < 0:
-        raise BundleError(f"the dependency depth must be 0 or more, not {deps}")
     wanted: dict[str, tuple[BundleItem, Reason, Detail]] = {}
 
     def add(item: BundleItem, reason: Reason, cap: Detail = "full") -> None:
