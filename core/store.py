@@ -593,9 +593,10 @@ def prepare_index_dir(folder: Path) -> None:
         except FileNotFoundError:
             continue
         _check_trusted(path, file_st, "file")
-    with contextlib.suppress(OSError):  # a read-only folder stays as it is; reads still work
-        for name in entries:
+    for name in entries:  # a read-only folder stays as it is; reads still work
+        with contextlib.suppress(OSError):
             _tighten(folder / name, FILE_MODE)
+    with contextlib.suppress(OSError):
         if stat.S_IMODE(st.st_mode) & 0o077 and _only_ours(folder):
             _tighten(folder, DIR_MODE)
 
