@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from symscope.core import limits
 from symscope.core.errors import BadQueryError, SymscopeError
 from symscope.core.models import SearchHit, Symbol
 from symscope.core.pathnames import escape_name, fs_path
@@ -149,8 +150,7 @@ def search_hits(
     Raises:
         BadQueryError: an empty query, a bad limit or an unknown kind or language.
     """
-    if limit < 1:
-        raise BadQueryError("--limit must be at least 1")
+    limits.SEARCH_LIMIT.check("limit", limit)
     parsed = parse_query(query)
     if parsed.errors:
         raise BadQueryError(parsed.errors[0])
@@ -210,6 +210,7 @@ def refs(index: Index, symbol_id: str, limit: int = 200) -> Json:
     Name-based candidates, minus those whose every mention resolves (by receiver
     or import) to another symbol (`core/deps.py`).
     """
+    limits.REF_LIMIT.check("limit", limit)
     target = index.symbol(symbol_id)
     return {"id": target.id, "references": [
         {**symbol_json(r.symbol), "line": r.line} for r in index.deps.callers(target, limit)
@@ -217,7 +218,7 @@ def refs(index: Index, symbol_id: str, limit: int = 200) -> Json:
 
 
 #: How deep `deps` may follow uses (each level multiplies the work).
-MAX_DEPTH = 5
+MAX_DEPTH = limits.DEPTH.hi
 
 
 def dependency_json(dep: Dependency) -> Json:
@@ -229,8 +230,7 @@ def dependency_json(dep: Dependency) -> Json:
 
 def deps(index: Index, symbol_id: str, depth: int = 1) -> Json:
     """What a symbol uses, to `depth`, nearest first, with tokens; the symbol itself is never listed."""
-    if not 1 <= depth <= MAX_DEPTH:
-        raise BadQueryError(f"--depth must be between 1 and {MAX_DEPTH}")
+    limits.DEPTH.check("depth", depth)
     target = index.symbol(symbol_id)
     found = index.deps.closure(target, depth)
     return {"id": target.id, "depth": depth, "deps": [dependency_json(d) for d in found],
@@ -277,8 +277,9 @@ def bundle(
     """
     from symscope.core.bundle import build_bundle  # tiktoken and detect-secrets load only here
 
-    if not 0 <= deps <= MAX_DEPTH:
-        raise BadQueryError(f"--deps must be between 0 and {MAX_DEPTH}")
+    limits.BUNDLE_DEPS.check("deps", deps)
+    if budget is not None:
+        limits.BUDGET.check("budget", budget)
     if not ids and diff_ref is None:
         raise BadQueryError("give one or more symbol IDs or files, or --diff")
     result = build_bundle(index, list(ids), deps=deps, budget=budget, fmt=fmt,  # type: ignore[arg-type]

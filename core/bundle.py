@@ -24,14 +24,13 @@ Nothing here imports textual or rich.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from symscope.core import limits
 from symscope.core.errors import StaleSymbolError, SymscopeError, UnknownSymbolError
 from symscope.core.languages import language_by_name
 from symscope.core.models import FileRecord, Savings, Symbol
@@ -48,6 +47,7 @@ from symscope.core.packer import (
     choose_levels,
     priority_order,
 )
+from symscope.core.private import write_private
 from symscope.core.sanitize import for_paste
 from symscope.core.tokens import count_tokens
 
@@ -237,17 +237,7 @@ class Bundle:
         """Write atomically (a crash never leaves half a file), mode 600: it names the repo's code."""
         data = json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(prefix=".bundle-", suffix=".json", dir=path.parent)  # mode 600
-            try:
-                if hasattr(os, "fchmod"):
-                    os.fchmod(fd, 0o600)  # mkstemp's mode already; said again for the reader
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_private(path, data)
         except OSError as exc:
             raise BundleError(f"cannot save bundle to {path}: {exc.strerror or exc}") from None
 
@@ -979,12 +969,13 @@ def build_bundle(
         GitError: with `diff_ref`, git is missing, the repo is not a git work tree,
             or the revision is unknown.
         BundleError: an unknown format or detail level.
+        BadArgumentError: `deps` or `budget` out of range (`core.limits`).
     """
-    check_budget(budget)
+    limits.BUNDLE_DEPS.check("deps", deps)
+    if budget is not None:
+        limits.BUDGET.check("budget", budget)
     if fmt not in FORMATS:
         raise BundleError(f"unknown bundle format {fmt!r}: use markdown or xml")
-    if deps < 0:
-        raise BundleError(f"the dependency depth must be 0 or more, not {deps}")
     wanted: dict[str, tuple[BundleItem, Reason, Detail]] = {}
 
     def add(item: BundleItem, reason: Reason, cap: Detail = "full") -> None:
@@ -1016,26 +1007,3 @@ def build_bundle(
                                    "run `symscope index` again")
         entries.append(make_entry(index, resolved, reason, cap))
     return pack(entries, fmt, budget, redact=redact, keep=keep)
-
-
-def write_private(target: Path, text: str) -> None:
-    """Write `text` to `target` with mode 600 (a bundle holds source code), never through a symlink.
-
-    The mode is given to `os.open`, so the file is never readable by others, not even
-    briefly, and set again in case the file already existed with a wider one;
-    `O_NOFOLLOW` refuses a symlink planted at the target.
-
-    Raises:
-        OSError: the file cannot be written (ELOOP for a symlink).
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(target, flags, 0o600)
-    try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, 0o600)
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)

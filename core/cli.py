@@ -11,12 +11,13 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from symscope.core import api
+from symscope.core import api, limits
 from symscope.core.errors import BadQueryError, SymscopeError
+from symscope.core.limits import IntRange, shown
 from symscope.core.models import SYMBOL_KINDS
 from symscope.core.sanitize import for_terminal
 
@@ -55,12 +56,27 @@ def _version() -> str:
         return "unknown"
 
 
+def _whole(allowed: IntRange) -> Callable[[str], int]:
+    """An argparse type: a whole number in `allowed` (the engine's range), else a usage error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip(), 10)
+        except ValueError:
+            value = None
+        if value is None or not allowed.contains(value):
+            raise argparse.ArgumentTypeError(f"must be {allowed.describe()}, not {shown(text)}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--index-dir", metavar="DIR", help="store this repo's index in DIR "
                         "(default: a per-repo folder under the user cache dir, or $SYMSCOPE_INDEX_DIR)")
     common.add_argument("--json", action="store_true", help="print one JSON object")
-    common.add_argument("--max-files", type=int, default=None, metavar="N",
+    common.add_argument("--max-files", type=_whole(limits.MAX_FILES), default=None, metavar="N",
                         help="stop indexing past N indexable files (default 200000)")
     common.add_argument("--allow-any-root", action="store_true",
                         help="index even the filesystem root or your home folder itself")
@@ -76,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", parents=[common], help="index (or refresh) a repository")
     p.add_argument("path", metavar="PATH", nargs="?", default=".")
     p.add_argument("--rebuild", action="store_true", help="discard the index and parse everything")
-    p.add_argument("--max-file-bytes", type=int, default=None, metavar="N",
+    p.add_argument("--max-file-bytes", type=_whole(limits.MAX_FILE_BYTES), default=None, metavar="N",
                    help="skip files larger than N bytes (default 1000000)")
     p.add_argument("--semantic", action="store_true",
                    help="also embed symbols for hybrid search (needs the `semantic` extra); "
@@ -85,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", parents=[common], help="search symbols by keywords or plain English")
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--repo", metavar="PATH", default=".")
-    p.add_argument("--limit", type=int, default=10, metavar="N")
+    p.add_argument("--limit", type=_whole(limits.SEARCH_LIMIT), default=10, metavar="N")
     p.add_argument("--kind", choices=SYMBOL_KINDS, metavar="K", help=f"one of: {', '.join(SYMBOL_KINDS)}")
     p.add_argument("--lang", metavar="L", help="language name, e.g. python, go")
     p.add_argument("--path", metavar="GLOB", help="only paths matching GLOB (e.g. 'lib/*', '*.go')")
@@ -105,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("deps", parents=[common], help="what a symbol uses, nearest first, with tokens")
     p.add_argument("id", metavar="ID")
     p.add_argument("--repo", metavar="PATH", default=".")
-    p.add_argument("--depth", type=int, default=1, metavar="N", help="follow uses N levels deep (1-5)")
+    p.add_argument("--depth", type=_whole(limits.DEPTH), default=1, metavar="N",
+                   help="follow uses N levels deep (1-5)")
 
     p = sub.add_parser("importers", parents=[common], help="files that import a file or module")
     p.add_argument("target", metavar="PATH")
@@ -117,8 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bundle", parents=[common], help="a paste-ready bundle of symbols, within a budget")
     p.add_argument("ids", metavar="ID", nargs="*", help="symbol IDs or indexed file paths")
     p.add_argument("--repo", metavar="PATH", default=".")
-    p.add_argument("--deps", type=int, default=0, metavar="N", help="also add what they use, N levels deep")
-    p.add_argument("--budget", type=int, default=None, metavar="T", help="at most T cl100k tokens, exactly")
+    p.add_argument("--deps", type=_whole(limits.BUNDLE_DEPS), default=0, metavar="N",
+                   help="also add what they use, N levels deep (0-5)")
+    p.add_argument("--budget", type=_whole(limits.BUDGET), default=None, metavar="T",
+                   help="at most T cl100k tokens, exactly")
     p.add_argument("--format", choices=("markdown", "xml"), default="markdown")
     p.add_argument("--diff", nargs="?", const="HEAD", default=None, metavar="REF",
                    help="add the symbols changed against REF (default HEAD) and their callers' signatures")
@@ -249,8 +268,6 @@ def _cmd_index(args: argparse.Namespace) -> int:
 def _cmd_search(args: argparse.Namespace) -> int:
     if not args.query.strip():
         return fail("empty query: give one or more words to search for", EXIT_USAGE)
-    if args.limit < 1:
-        return fail("--limit must be at least 1", EXIT_USAGE)
     with _open(args) as index:
         data = api.search(index, args.query, args.limit, args.kind, args.lang, args.path)
     if args.json:
@@ -345,13 +362,11 @@ def _cmd_importers(args: argparse.Namespace) -> int:
 
 
 def _cmd_bundle(args: argparse.Namespace) -> int:
-    if args.budget is not None and args.budget < 1:
-        return fail("--budget must be at least 1", EXIT_USAGE)
     with _open(args) as index:
         data = api.bundle(index, args.ids, deps=args.deps, budget=args.budget, fmt=args.format,
                           diff_ref=args.diff, redact=not args.no_redact)
     if args.out:
-        from symscope.core.bundle import write_private
+        from symscope.core.private import write_private
 
         try:
             write_private(Path(args.out), data["text"])

@@ -23,6 +23,14 @@ class IndexCorruptError(SymscopeError):
     """The SQLite index cannot be read; it should be rebuilt."""
 
 
+class UntrustedIndexError(SymscopeError):
+    """The index folder, or a file in it, is a symlink, another user's, or writable by others.
+
+    Someone else could have planted its content (the ranker is a pickle: loading it runs
+    code), so it is never used, nor its mode changed; the message says how to fix it.
+    """
+
+
 class IndexAccessError(SymscopeError):
     """The index is intact but cannot be used as asked right now (full disk, read-only, busy).
 
@@ -56,3 +64,10 @@ class StaleSymbolError(SymscopeError):
 
 class BadQueryError(SymscopeError):
     """The search query is empty or otherwise unusable."""
+
+
+class BadArgumentError(BadQueryError):
+    """A number (or other option) that makes no sense: a negative size, a zero limit.
+
+    Refused before anything is read or written, so a typo never empties an index.
+    """

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from symscope.core import limits
 from symscope.core.errors import (
     IndexCorruptError,
     NotARepoError,
@@ -163,7 +164,15 @@ class Index:
             rebuild: Re-parse every file even if unchanged.
             max_files: Stop (TooManyFilesError) past this many indexable files; None: no limit.
             allow_any_root: Index even the filesystem root or the home folder itself.
+
+        Raises:
+            BadArgumentError: a number out of its range (`core.limits`), before anything is touched.
         """
+        limits.MAX_FILE_BYTES.check("max_file_bytes", max_file_bytes)
+        if max_files is not None:
+            limits.MAX_FILES.check("max_files", max_files)
+        if processes is not None:
+            limits.PROCESSES.check("processes", processes)
         report, counted = Indexer(self.root, self.store).update(
             progress, cancelled, processes, max_file_bytes, rebuild, max_files, allow_any_root
         )
@@ -212,6 +221,7 @@ class Index:
         Returns:
             Hits, best first; near-identical copies are folded into one hit's `duplicates`.
         """
+        limits.SEARCH_LIMIT.check("limit", limit)
         return self.searcher.search(query, limit, kind, language, path_glob)
 
     # -- retrieval ----------------------------------------------------------------

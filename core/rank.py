@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from symscope.core.private import write_private_with
+
 #: Bump when the pickled layout changes; old caches are then rebuilt.
 RANKER_VERSION = 20
 K1 = 1.2
@@ -237,26 +239,10 @@ class SparseBM25:
 
 
 def save_ranker(path: Path, generation: int, payload: object) -> None:
-    """Persist search structures atomically next to the index (write, then rename), mode 600.
-
-    The index holds the repo's code, so the pickle is private; a `rank.tmp`
-    left looser by an older version or a crash is tightened before it is written.
-    """
-    tmp = path.with_suffix(".tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(tmp, flags, 0o600)
-    try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, 0o600)  # O_CREAT keeps an existing file's mode
-        with os.fdopen(fd, "wb") as fh:
-            fd = -1
-            pickle.dump((RANKER_VERSION, generation, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        tmp.unlink(missing_ok=True)
-        raise
+    """Persist search structures atomically next to the index, mode 600 (the index holds the repo's code)."""
+    write_private_with(
+        path, lambda fh: pickle.dump((RANKER_VERSION, generation, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    )
 
 
 def load_ranker(path: Path, generation: int) -> object | None:

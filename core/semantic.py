@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-import os
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -26,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from symscope.core.private import write_private_with
 
 if TYPE_CHECKING:
     from symscope.core.index import Index
@@ -211,11 +212,8 @@ def _load(path: Path) -> tuple[NDArray[np.str_], NDArray[np.str_], NDArray[np.fl
 
 
 def _save(path: Path, ids: list[str], hashes: list[str], vecs: NDArray[np.float16]) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
-    with open(tmp, "wb") as fh:
-        os.fchmod(fh.fileno(), 0o600)
-        np.savez(fh, ids=np.array(ids, dtype=str), hashes=np.array(hashes, dtype=str), vectors=vecs)
-    tmp.replace(path)
+    write_private_with(path, lambda fh: np.savez(fh, ids=np.array(ids, dtype=str),
+                                                 hashes=np.array(hashes, dtype=str), vectors=vecs))
 
 
 class DenseIndex:

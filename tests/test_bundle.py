@@ -31,7 +31,7 @@ from symscope.core.bundle import (
     symbol_key,
     write_private,
 )
-from symscope.core.errors import StaleSymbolError, UnknownSymbolError
+from symscope.core.errors import BadArgumentError, StaleSymbolError, UnknownSymbolError
 from symscope.core.index import Index
 from symscope.core.packer import Detail
 from symscope.core.sanitize import for_paste
@@ -319,8 +319,9 @@ def test_dependencies_follow_the_added_symbols(tmp_path: Path) -> None:
         result = build_bundle(ix, ["calc.py::top#function"], deps=1)
         assert [(i.id, i.reason) for i in result.items] == [
             ("calc.py::top#function", "added"), ("calc.py::base#function", "dependency")]
-        with pytest.raises(BundleError, match="depth"):
-            build_bundle(ix, ["calc.py::top#function"], deps=-1)
+        for deps in (-1, 6, True):
+            with pytest.raises(BadArgumentError, match=r"^deps must be a whole number from 0 to 5, not "):
+                build_bundle(ix, ["calc.py::top#function"], deps=deps)
 
 
 def test_files_symscope_writes_are_private(index: Index, tmp_path: Path) -> None:

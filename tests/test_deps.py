@@ -375,8 +375,10 @@ def test_deps_cli_shape_and_errors(write_repo: WriteRepo, tmp_path: Path, capsys
     assert list(data["deps"][0]) == ["id", "name", "qualname", "kind", "language", "path", "start_line",
                                      "end_line", "tokens", "distance", "ambiguous"]
     assert data["id"] not in {d["id"] for d in data["deps"]}
-    assert cli.main(["deps", "context.go::Context.BindJSON#method", "--depth", "0", *common]) == cli.EXIT_USAGE
-    assert "--depth must be between" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # argparse refuses it before the index is opened
+        cli.main(["deps", "context.go::Context.BindJSON#method", "--depth", "0", *common])
+    assert usage.value.code == cli.EXIT_USAGE
+    assert "--depth: must be a whole number from 1 to 5" in capsys.readouterr().err
     assert cli.main(["deps", "nope#function", *common]) == cli.EXIT_ERROR
     assert capsys.readouterr().err.count("\n") == 1
     with Index.open(root, tmp_path / "idx") as index, pytest.raises(BadQueryError):

@@ -17,7 +17,7 @@ from typing import Literal
 from symscope.core.sanitize import for_terminal
 
 Scope = Literal["app", "search", "results", "outline", "related", "source", "bundle", "help", "prompt",
-                "confirm", "secrets"]
+                "confirm", "replace", "secrets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +173,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _pane("prompt", "cancel", "cancel", "escape", "Cancel", show=True),
     _pane("confirm", "yes", "confirm", "enter,y", "Add them", show=True),
     _pane("confirm", "no", "cancel", "escape,n", "Cancel", show=True),
+    _pane("replace", "yes", "confirm", "enter,y", "Replace", show=True),
+    _pane("replace", "no", "cancel", "escape,n", "Cancel", show=True),
     _pane("secrets", "keep", "toggle_keep", "space,k", "Keep / redact", show=True),
     _pane("secrets", "close", "dismiss", "escape,q", "Close", show=True),
 )

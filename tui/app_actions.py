@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from symscope.tui import formatting as fmt
 from symscope.tui.base import KeyedApp
+from symscope.tui.bundle_screens import ConfirmReplaceScreen
 from symscope.tui.screens import HelpScreen, PromptScreen
 from symscope.tui.widgets.search import SearchPane
 
@@ -54,9 +55,20 @@ class AppActions(KeyedApp):
     def action_save_bundle(self) -> None:
         def done(value: str | None) -> None:
             if value:
-                self.runner.save(Path(value).expanduser())
+                self._save_to(Path(value).expanduser())
 
         self.push_screen(PromptScreen.save_path(self.bundles.default_save_path()), done)
+
+    def _save_to(self, target: Path) -> None:
+        """Save, asking first when a file is already there (a symlink is refused by the save itself)."""
+        if not target.is_symlink() and target.exists():
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.runner.save(target, replace=True)
+
+            self.push_screen(ConfirmReplaceScreen(target), confirmed)
+        else:
+            self.runner.save(target)
 
     def action_refresh_index(self) -> None:
         self.start_index(manual=True)

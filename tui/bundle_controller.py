@@ -19,7 +19,6 @@ copy. Saved files are created mode 600.
 from __future__ import annotations
 
 import errno
-import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -42,6 +41,7 @@ from symscope.core.bundle import savings as bundle_savings
 from symscope.core.index import Index
 from symscope.core.models import Savings, Symbol
 from symscope.core.packer import BudgetError, Detail
+from symscope.core.private import write_private
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_meta import DependencyOf, TrackedBundle, next_detail
@@ -437,8 +437,13 @@ class BundleController:
                       f"{_label(chosen)} via {method}" + self._details_note(p), title="Copied")]
         return notes + _left_out(list(packed.left_out))
 
-    def save(self, snap: Snapshot, target: Path, cancelled: Callable[[], bool] | None = None) -> list[Note]:
-        """Write `snap` packed to `target` (XML for a `.xml` name), creating it mode 600."""
+    def save(self, snap: Snapshot, target: Path, cancelled: Callable[[], bool] | None = None,
+             *, replace: bool = False) -> list[Note]:
+        """Write `snap` packed to `target` (XML for a `.xml` name), mode 600.
+
+        An existing file is replaced only with `replace` (the app asks first); a
+        symlink at `target` never is.
+        """
         chosen: Format = "xml" if target.suffix.lower() == ".xml" else snap.format
         resolved = self._resolve(snap, cancelled)
         if resolved is None:
@@ -447,7 +452,9 @@ class BundleController:
         if packed is None:
             return [problem] if problem is not None else []
         try:
-            write_private(target, packed.text)
+            write_private(target, packed.text, replace=replace)
+        except FileExistsError:
+            return [Note(f"{target} already exists; save again to replace it", "warning")]
         except OSError as exc:
             reason = "it is a symlink" if exc.errno == getattr(errno, "ELOOP", -1) else exc.strerror or exc
             return [Note(f"Cannot write {target}: {reason}", "error")]
@@ -494,17 +501,3 @@ def _left_out(left_out: list[ResolvedItem]) -> list[Note]:
         return []
     names = ", ".join(r.name for r in left_out[:3])
     return [Note(f"Left out {len(left_out)} flagged item(s): {names}", "warning")]
-
-
-def write_private(target: Path, text: str) -> None:
-    """Write `text` to `target`, created mode 600 (the bundle holds source code).
-
-    The mode is given to `os.open`, so the file is never readable by others, not even
-    briefly; `O_NOFOLLOW` refuses a symlink planted at the target (say, a
-    `symscope-bundle.md` in a cloned repo pointing at a dotfile).
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(target, flags, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)

@@ -70,16 +70,17 @@ class BundleRunner:
         self._export(self.controller.snapshot(), format_name, None)
         return []
 
-    def save(self, target: Path) -> None:
-        """Write the bundle to `target` in a worker."""
-        self._export(self.controller.snapshot(), None, target)
+    def save(self, target: Path, replace: bool = False) -> None:
+        """Write the bundle to `target` in a worker; an existing file only with `replace` (asked first)."""
+        self._export(self.controller.snapshot(), None, target, replace)
 
-    def _export(self, snap: Snapshot, format_name: Format | None, target: Path | None) -> None:
+    def _export(self, snap: Snapshot, format_name: Format | None, target: Path | None,
+                replace: bool = False) -> None:
         def run() -> None:
             if target is None:
                 notes = self.controller.copy(snap, self.clipboard, format_name, _cancelled)
             else:
-                notes = self.controller.save(snap, target, _cancelled)
+                notes = self.controller.save(snap, target, _cancelled, replace=replace)
             self.app.post_message(BundleExported(notes))
 
         self.app.run_worker(run, thread=True, group="export", exit_on_error=False, description="bundle export")

@@ -1,4 +1,5 @@
-"""Modal screens about the bundle: confirm an add-with-dependencies, and the secrets found.
+"""Modal screens about the bundle: confirm an add-with-dependencies or replacing a file, and the
+secrets found.
 
 Both show only sanitised plain text: symbol names and paths from the repo pass
 through `sanitize.for_terminal`; a secret itself is never shown (the core reports a
@@ -8,6 +9,7 @@ type, a line and a fingerprint, never the text).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -96,6 +98,30 @@ class ConfirmDepsScreen(ModalScreen[bool]):
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()  # enter in the list means yes, as anywhere else here
         self.dismiss(True)
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class ConfirmReplaceScreen(ModalScreen[bool]):
+    """Ask before a save replaces an existing file: Enter or y replaces it, Escape or n keeps it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("replace")
+    DEFAULT_CSS = _MODAL_CSS.format(name="ConfirmReplaceScreen")
+
+    def __init__(self, target: Path) -> None:
+        super().__init__()
+        self.target = target
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "Replace the file?"
+            box.border_subtitle = "enter replaces · esc cancels"
+            yield Static(Content(f"{for_terminal(str(self.target))} already exists. Replace it with the bundle "
+                                 "(mode 600)?"), classes="modal-intro", id="replace-intro")
 
     def action_confirm(self) -> None:
         self.dismiss(True)

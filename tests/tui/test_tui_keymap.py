@@ -115,7 +115,7 @@ def test_every_action_in_the_table_has_a_handler() -> None:
 
     from symscope.tui.actions import ACTIONS
     from symscope.tui.app import SymscopeApp
-    from symscope.tui.bundle_screens import ConfirmDepsScreen, SecretsScreen
+    from symscope.tui.bundle_screens import ConfirmDepsScreen, ConfirmReplaceScreen, SecretsScreen
     from symscope.tui.screens import HelpScreen, PromptScreen
     from symscope.tui.widgets import BundleView, Outline, SearchPane
     from symscope.tui.widgets.related import RelatedPane
@@ -124,7 +124,8 @@ def test_every_action_in_the_table_has_a_handler() -> None:
     owners: dict[str, type] = {"app": SymscopeApp, "search": SearchPane, "results": ResultsList,
                                "outline": Outline, "related": RelatedPane, "source": SourceView,
                                "bundle": BundleView, "help": HelpScreen, "prompt": PromptScreen,
-                               "confirm": ConfirmDepsScreen, "secrets": SecretsScreen}
+                               "confirm": ConfirmDepsScreen, "replace": ConfirmReplaceScreen,
+                               "secrets": SecretsScreen}
     ids = [a.id for a in ACTIONS]
     assert len(ids) == len(set(ids))
     for action in ACTIONS:
