@@ -121,9 +121,9 @@ DepthLimit0 = Annotated[int, Field(ge=0, le=3)]
 BudgetLimit = Annotated[int | None, Field(ge=1)]
 BundleFormat = Literal["markdown", "xml"]
 PathList = Annotated[
-    list[Annotated[str, Field(max_length=api.MAX_PATH_CHARS)]] | None,
+    Annotated[list[Annotated[str, Field(max_length=api.MAX_PATH_CHARS)]], Field(max_length=MAX_PATHS)] | None,
     BeforeValidator(_as_list),
-    Field(max_length=MAX_PATHS, description="files or folders to re-read even if unchanged; omit to rebuild everything"),
+    Field(description="files or folders to re-read even if unchanged; omit to rebuild everything"),
 ]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
