@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -867,13 +868,17 @@ def build_server(
 
 
 def _exit_when_stdin_closes() -> None:
-    """End the process `EXIT_GRACE` s after the client closes stdin, even mid-call.
+    """End the process `EXIT_GRACE` s after the client closes stdin (or SIGINT/SIGTERM), even mid-call.
 
     Closing stdin cancels a running call, whose work stops at its next check; a step that
     cannot check (walking the repo, starting parser processes) must not keep a server whose
     client is gone alive. A thread copies stdin into a pipe the SDK reads as fd 0, so it sees
-    the end first. Exiting mid-write is safe: SQLite rolls an unfinished write back on next open.
+    the end first; a signal ends that pipe the same way, so the SDK shuts down as on EOF
+    (a bare SIGINT would leave its stdin reader blocked). Exiting mid-write is safe: SQLite
+    rolls an unfinished write back on next open. POSIX only (it polls the pipe with select).
     """
+    if os.name != "posix":
+        return
     try:
         real = os.dup(0)
         read_end, write_end = os.pipe()
@@ -882,10 +887,18 @@ def _exit_when_stdin_closes() -> None:
     except OSError as exc:  # no usable stdin: the SDK reports that itself
         log.debug("cannot watch stdin (%s)", exc)
         return
+    stop = threading.Event()
 
     def pump() -> None:
+        import select
+
         try:
-            while chunk := os.read(real, 1 << 16):
+            while not stop.is_set():
+                if not select.select([real], [], [], 0.1)[0]:
+                    continue
+                chunk = os.read(real, 1 << 16)
+                if not chunk:
+                    break
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(write_end, view):]
@@ -893,10 +906,15 @@ def _exit_when_stdin_closes() -> None:
             pass
         os.close(write_end)
         time.sleep(EXIT_GRACE)
-        log.info("stopped (stdin closed %.1f s ago, a call was still running)", EXIT_GRACE)
+        log.info("stopped (a call was still running %.1f s after the client left)", EXIT_GRACE)
         logging.shutdown()
         os._exit(0)
 
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()  # nothing else here: a handler must not take locks the main thread may hold
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     threading.Thread(target=pump, name="symscope-stdin", daemon=True).start()
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -211,11 +212,11 @@ async def test_an_unexpected_exception_is_one_actionable_line_without_a_tracebac
 
 
 def _server(repo: Path, tmp_path: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    return subprocess.Popen(  # its own process group: a signal to the group reaches its workers too
         [sys.executable, "-m", "symscope.core.cli", "mcp", "--repo", str(repo),
          "--index-dir", str(tmp_path / "idx"), *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "HOME": str(tmp_path / "home"), **(env or {})})
+        env={**os.environ, "HOME": str(tmp_path / "home"), **(env or {})}, start_new_session=True)
 
 
 def _send(proc: subprocess.Popen[str], message: dict[str, Any]) -> None:
@@ -279,7 +280,10 @@ def test_closing_stdin_mid_reindex_stops_the_server(tmp_path: Path) -> None:
     print(f"server exited {took:.2f} s after stdin closed mid-reindex")
     assert proc.returncode == 0
     err = proc.stderr.read() if proc.stderr else ""
+    print("last log line:", err.strip().splitlines()[-1])
     assert "Traceback" not in err and "Error" not in err, err
+    with Index.open(repo, tmp_path / "idx") as index:  # it stopped mid-way, not after the whole index
+        assert 0 < index.stats().files < 1500
     _intact(tmp_path / "idx", repo)
 
 
@@ -315,4 +319,31 @@ async def test_a_cancelled_reindex_stops_its_work_and_progress(tmp_path: Path) -
             found = await client.call_tool("search_symbols", {"query": "f3_7"})
             assert not found.is_error and "f3_7" in _text(found)
         print(f"cancelled after {max(seen):.0f} of 1200 files")
+    _intact(tmp_path / "idx", repo)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGINT to the group"])
+def test_a_signal_while_workers_start_stops_the_server_without_a_traceback(
+    tmp_path: Path, how: str
+) -> None:
+    repo = _big_repo(tmp_path / "repo", 600)
+    proc = _server(repo, tmp_path)
+    _handshake(proc)
+    _send(proc, {"id": 2, "method": "tools/call", "params": {"name": "reindex", "arguments": {}}})
+    time.sleep(0.3)  # walking the repo, parser processes starting
+    signum = signal.SIGTERM if how == "SIGTERM" else signal.SIGINT
+    if how.endswith("group"):
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
+    try:
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    time.sleep(0.5)  # anything a worker prints lands by now
+    err = proc.stderr.read() if proc.stderr else ""
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "Error" not in err, err
+    assert err.rstrip().endswith("symscope mcp: stopped")
     _intact(tmp_path / "idx", repo)
