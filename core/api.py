@@ -30,6 +30,19 @@ if TYPE_CHECKING:
 
 Json = dict[str, Any]
 
+#: Longest path, glob or file argument any front end takes (PATH_MAX on Linux): a longer one
+#: names no file, and resolving it costs time quadratic in its parts.
+MAX_PATH_CHARS = 4096
+#: Longest search query, filters included: far past any real query, and it keeps the cost
+#: of ranking one (which grows faster than its length) to milliseconds.
+MAX_QUERY_CHARS = 2000
+
+
+def check_length(value: str, what: str, limit: int) -> None:
+    """Refuse an argument longer than `limit` characters before any work is spent on it."""
+    if len(value) > limit:
+        raise BadQueryError(f"{what} too long: {len(value)} characters (at most {limit})")
+
 
 def emit(obj: Any) -> str:
     """The exact text a front end prints for one JSON object (one line, newline-terminated)."""
@@ -151,6 +164,9 @@ def search_hits(
         BadQueryError: an empty query, a bad limit or an unknown kind or language.
     """
     limits.SEARCH_LIMIT.check("limit", limit)
+    check_length(query, "query", MAX_QUERY_CHARS)
+    if path is not None:
+        check_length(path, "path glob", MAX_PATH_CHARS)
     parsed = parse_query(query)
     if parsed.errors:
         raise BadQueryError(parsed.errors[0])
@@ -181,6 +197,9 @@ def show(index: Index, symbol_id: str) -> Json:
 
 def resolve_target(index: Index, target: str, cwd: Path | None = None) -> str:
     """A user-given file or folder (absolute, relative to `cwd`, or to the repo) as repo-relative."""
+    check_length(target, "path", MAX_PATH_CHARS)
+    if "\x00" in target:
+        raise BadQueryError("path contains a NUL byte")
     return index.relpath(target, cwd)
 
 
@@ -239,6 +258,7 @@ def deps(index: Index, symbol_id: str, depth: int = 1) -> Json:
 
 def importers(index: Index, target: str, cwd: Path | None = None) -> Json:
     """The files that import a file, folder or module, with their symbols that use it."""
+    check_length(target, "target", MAX_PATH_CHARS)
     try:
         rel = resolve_target(index, target, cwd)
     except SymscopeError:

@@ -148,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("mcp", parents=[common], help="serve the index to coding agents over MCP (stdio)")
     p.add_argument("--repo", metavar="PATH", default=".")
+    p.add_argument("--debug", action="store_true",
+                   help="log the traceback of an unexpected error on stderr (also SYMSCOPE_DEBUG=1)")
     return parser
 
 
@@ -418,7 +420,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         raise SymscopeError(
             f"the MCP server needs the `mcp` extra ({exc.name} is missing): pip install 'symscope[mcp]'"
         ) from None
-    return int(serve(args.repo, args.index_dir, args.max_files, args.allow_any_root))
+    return int(serve(args.repo, args.index_dir, args.max_files, args.allow_any_root, args.debug))
 
 
 if __name__ == "__main__":  # pragma: no cover

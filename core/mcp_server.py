@@ -26,10 +26,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -69,6 +71,16 @@ SIGNATURE_CHARS = 80
 USE_LINE_CHARS = 100
 #: At most this many progress notifications per reindex.
 PROGRESS_STEPS = 100
+#: Longest symbol id argument: a path (`api.MAX_PATH_CHARS`) and a qualified name.
+MAX_ID_CHARS = 8192
+#: Longest language name argument (names and aliases are a few letters).
+MAX_LANG_CHARS = 50
+#: Most paths one `reindex` call takes.
+MAX_PATHS = 50
+#: Seconds a call may go on after stdin closed before `serve` ends the process.
+EXIT_GRACE = 1.5
+#: Environment variable that makes unexpected errors log their traceback on stderr.
+DEBUG_ENV = "SYMSCOPE_DEBUG"
 
 INSTRUCTIONS = (
     "symscope indexes this repository's code symbols (functions, classes, methods, types). "
@@ -89,22 +101,29 @@ def _as_list(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-QueryArg = Annotated[str, Field(description="keywords, identifiers or plain English")]
-PathGlob = Annotated[str | None, Field(description="only paths matching this glob, e.g. lib/* or *.go")]
+# Every string argument has a length cap, every list a count cap: a 1 MB argument is refused
+# in microseconds by the schema instead of costing seconds to minutes inside the engine.
+QueryArg = Annotated[str, Field(max_length=api.MAX_QUERY_CHARS,
+                                description="keywords, identifiers or plain English")]
+PathGlob = Annotated[str | None, Field(max_length=api.MAX_PATH_CHARS,
+                                       description="only paths matching this glob, e.g. lib/* or *.go")]
+LangName = Annotated[str | None, Field(max_length=MAX_LANG_CHARS)]
 SearchLimit = Annotated[int, Field(ge=1, le=50)]
+SymbolId = Annotated[str, Field(max_length=MAX_ID_CHARS)]
 IdList = Annotated[
-    list[str],
+    list[SymbolId],
     BeforeValidator(_as_list),
     Field(min_length=1, max_length=20, description="ids from search_symbols, get_outline or find_references"),
 ]
-RepoPath = Annotated[str, Field(description="file or folder relative to the repo root; '.' is the root")]
+RepoPath = Annotated[str, Field(max_length=api.MAX_PATH_CHARS,
+                                description="file or folder relative to the repo root; '.' is the root")]
 RefLimit = Annotated[int, Field(ge=1, le=100)]
 DepthLimit = Annotated[int, Field(ge=1, le=3)]
 DepthLimit0 = Annotated[int, Field(ge=0, le=3)]
 BudgetLimit = Annotated[int | None, Field(ge=1)]
 BundleFormat = Literal["markdown", "xml"]
 PathList = Annotated[
-    list[str] | None,
+    Annotated[list[Annotated[str, Field(max_length=api.MAX_PATH_CHARS)]], Field(max_length=MAX_PATHS)] | None,
     BeforeValidator(_as_list),
     Field(description="files or folders to re-read even if unchanged; omit to rebuild everything"),
 ]
@@ -147,6 +166,26 @@ def _one_line(text: str, width: int) -> str:
 def _safe_line(text: str) -> str:
     """A message for one line: sanitised, newlines folded."""
     return " ".join(for_terminal(text).split())
+
+
+def _echo(value: str, limit: int = 100) -> str:
+    """An argument quoted in a message: one safe line of at most `limit` characters (cut is marked).
+
+    Cut before sanitising, so a 1 MB argument costs nothing to quote.
+    """
+    flat = _safe_line(value[: limit + 1])
+    return flat if len(flat) <= limit and len(value) <= limit else flat[: limit - 1] + "…"
+
+
+_CANCEL: ContextVar[threading.Event | None] = ContextVar("symscope_cancel", default=None)
+"""The running tool call's cancel flag, set by `SymscopeServer.call_tool` (the SDK runs each
+tool in a worker thread with a copy of the caller's context, so the thread sees it)."""
+
+
+def cancelled() -> bool:
+    """True once the current tool call was cancelled or its client went away."""
+    flag = _CANCEL.get()
+    return flag is not None and flag.is_set()
 
 
 def _fence(code: str) -> str:
@@ -222,7 +261,7 @@ class Session:
     def refresh(self) -> IndexReport | None:
         """Re-index files changed since the last index (near-free when nothing changed)."""
         try:
-            report = self.index.update(**self.update_options)
+            report = self.index.update(cancelled=cancelled, **self.update_options)
         except IndexAccessError as exc:  # read-only or busy: answer from what is indexed
             if not self.index.is_built:
                 raise
@@ -283,22 +322,38 @@ class Session:
         return text
 
     def path(self, given: str) -> str:
-        """A user-given path as repo-relative, or a tool error if outside the repo or missing."""
+        """A user-given path as repo-relative, or a tool error if outside the repo or missing.
+
+        What cannot name a file (a NUL byte, longer than PATH_MAX) is refused before the file
+        system sees it, and containment is one linear `is_relative_to`, not a scan of every
+        parent (quadratic in the number of parts).
+        """
         root = self.index.root
-        raw = Path(given.strip() or ".").expanduser()
+        hint = "give a path relative to the repo root (get_outline '.' lists it)"
+        if "\x00" in given:
+            raise ToolError(f"path {_echo(given)} contains a NUL byte; {hint}")
+        if len(given) > api.MAX_PATH_CHARS:
+            raise ToolError(f"path too long: {len(given)} characters (at most {api.MAX_PATH_CHARS}); {hint}")
+        try:
+            raw = Path(given.strip() or ".").expanduser()
+        except RuntimeError:  # `~name` of no user: a literal name
+            raw = Path(given.strip())
         target = raw if raw.is_absolute() else root / raw
         shown = fs_path(root, given.strip()) if not raw.is_absolute() and given.strip() else ""
         if shown and os.path.exists(shown):  # as the index shows it: names escaped (core/pathnames.py)
             target = Path(shown)
         try:
             resolved = target.resolve()
-        except (OSError, RuntimeError):
-            resolved = target
-        if resolved != root and root not in resolved.parents:
-            raise ToolError(f"{_safe_line(given)} is outside the repository; give a path relative "
-                            "to its root (get_outline '.' lists it)")
-        if not resolved.exists():
-            raise ToolError(f"no file or folder {_safe_line(given)} in the repository; "
+        except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, say
+            raise ToolError(f"cannot resolve {_echo(given)} ({_echo(str(exc), 60)}); {hint}") from None
+        if not resolved.is_relative_to(root):
+            raise ToolError(f"{_echo(given)} is outside the repository; {hint}")
+        try:
+            exists = resolved.exists()
+        except (OSError, ValueError):  # a name too long for the file system
+            exists = False
+        if not exists:
+            raise ToolError(f"no file or folder {_echo(given)} in the repository; "
                             "call get_outline '.' or search_symbols")
         rel = resolved.relative_to(root).as_posix()
         return "" if rel == "." else escape_name(rel)
@@ -319,7 +374,7 @@ class Tools:
         self,
         query: QueryArg,
         kind: KindName | None = None,
-        lang: str | None = None,
+        lang: LangName = None,
         path: PathGlob = None,
         limit: SearchLimit = 10,
     ) -> CallToolResult:
@@ -422,7 +477,7 @@ class Tools:
 
     @_tool("What a symbol uses (calls, types, constants), nearest first, with ids and tokens: "
            "the context to fetch with it.")
-    def find_dependencies(self, id: str, depth: DepthLimit = 1) -> CallToolResult:
+    def find_dependencies(self, id: SymbolId, depth: DepthLimit = 1) -> CallToolResult:
         """`api.deps`: one line per dependency (distance, id, lines, tokens, ambiguous)."""
         with self.session.fresh() as index:
             target = self.session.symbol(id)
@@ -457,7 +512,7 @@ class Tools:
 
     @_tool("The symbols that use this one (mentions resolved by receiver and import), "
            "with the line of each use.")
-    def find_references(self, id: str, limit: RefLimit = 20) -> CallToolResult:
+    def find_references(self, id: SymbolId, limit: RefLimit = 20) -> CallToolResult:
         """`api.refs`, each with the code line of the use."""
         with self.session.fresh() as index:
             target = self.session.symbol(id)
@@ -523,7 +578,7 @@ class Tools:
 
         def progress(p: IndexProgress) -> None:
             step = max(1, p.total // PROGRESS_STEPS)
-            if p.done == p.total or p.done % step == 0:
+            if not cancelled() and (p.done == p.total or p.done % step == 0):
                 sent.append((p.done, p.total))
                 anyio.from_thread.run(ctx.report_progress, p.done, p.total, for_terminal(p.path))
 
@@ -533,14 +588,17 @@ class Tools:
                 if paths:
                     folders = [self.session.path(p) for p in paths]
                     marked = index.recheck(folders)
-                    report = index.update(progress=progress)
+                    report = index.update(progress=progress, cancelled=cancelled)
                     scope = f"re-read {marked} indexed files under " + ", ".join(
                         for_terminal(f or ".") for f in folders)
                 else:
-                    report = index.update(progress=progress, rebuild=True)
+                    report = index.update(progress=progress, cancelled=cancelled, rebuild=True)
                     scope = "rebuilt the index"
             except SymscopeError as exc:
                 raise ToolError(self.session.explain(exc)) from None
+        if report.cancelled or cancelled():  # the caller is gone: this answer is never read
+            raise ToolError(f"reindex cancelled after {report.parsed} files; the index holds what was "
+                            "read (call reindex again to finish)")
         if not sent:  # nothing to read: still tell the caller it is over
             anyio.from_thread.run(ctx.report_progress, 0, 0, "nothing to re-read")
         data = api.report_json(index, report)
@@ -627,23 +685,78 @@ def _folder_outline(rel: str, files: list[dict[str, Any]]) -> list[str]:
 
 
 class SymscopeServer(MCPServer[Any]):
-    """`MCPServer` whose argument errors are one line naming the argument and what to do."""
+    """`MCPServer` whose errors are one line naming the argument (or failure) and what to do,
+    and whose calls stop when they are cancelled or their client goes away."""
 
     symscope: Session
+    debug: bool = False
+    """Log the traceback of an unexpected error on stderr (`--debug`, or SYMSCOPE_DEBUG=1)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         if name not in _TOOLS:
-            raise ToolError(f"unknown tool {_safe_line(name)}; symscope's tools are " + ", ".join(_TOOLS))
+            raise ToolError(f"unknown tool {_echo(name)}; symscope's tools are " + ", ".join(_TOOLS))
         try:
-            return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
-            raise
+            return await self._watched(name, arguments, context)
+        except UnexpectedToolError as exc:
+            raise ToolError(crash_error(name, exc.__cause__ or exc, self.debug)) from None
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(argument_error(name, exc.__cause__)) from exc.__cause__
             raise
+
+    async def _watched(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
+    ) -> CallToolResult | InputRequiredResult:
+        """Run the tool with a cancel flag that a watcher task sets once the request is cancelled.
+
+        The SDK runs a tool in a worker thread, which cancellation cannot interrupt (it waits
+        for the thread). The watcher is cancelled with the request (`notifications/cancelled`,
+        or the transport ending) and sets the flag the tool's work polls (`cancelled()`).
+        """
+        flag = threading.Event()
+        finished = False
+
+        async def watch() -> None:
+            try:
+                await anyio.sleep_forever()
+            finally:
+                if not finished:
+                    flag.set()
+
+        token = _CANCEL.set(flag)
+        result: CallToolResult | InputRequiredResult | None = None
+        failure: Exception | None = None
+        try:
+            async with anyio.create_task_group() as watchers:
+                watchers.start_soon(watch)
+                try:
+                    result = await super().call_tool(name, arguments, context)
+                except Exception as exc:  # raised below, not from the group (which would wrap it)
+                    failure = exc
+                finally:
+                    finished = True
+                    watchers.cancel_scope.cancel()
+        finally:
+            _CANCEL.reset(token)
+        if failure is not None:
+            raise failure
+        assert result is not None
+        return result
+
+
+def crash_error(tool: str, exc: BaseException, debug: bool = False) -> str:
+    """An unexpected exception as one line for the model (what failed, what to call next),
+    and one line on stderr; its traceback goes to stderr only in debug mode."""
+    detail = _echo(str(exc), 100)
+    what = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    if debug:
+        log.error("%s failed unexpectedly", tool, exc_info=exc)
+    else:
+        log.warning("%s failed unexpectedly (%s); %s=1 or --debug logs the traceback", tool, what, DEBUG_ENV)
+    return (f"Error executing tool {tool}: failed unexpectedly ({what}); the server still serves: "
+            f"call {tool} again with other arguments, or index_status to check the index")
 
 
 def argument_error(tool: str, error: ValidationError) -> str:
@@ -735,7 +848,14 @@ def _version() -> str:
         return "unknown"
 
 
-def build_server(index: Index, update_options: dict[str, Any] | None = None) -> SymscopeServer:
+def debug_requested() -> bool:
+    """SYMSCOPE_DEBUG set to anything but empty, 0, false or no."""
+    return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def build_server(
+    index: Index, update_options: dict[str, Any] | None = None, debug: bool = False
+) -> SymscopeServer:
     """The MCP server over one open index (the caller closes the index)."""
     _log_to_stderr()
     tools = Tools(Session(index, update_options))
@@ -747,7 +867,59 @@ def build_server(index: Index, update_options: dict[str, Any] | None = None) -> 
     with _without_rich():
         server = SymscopeServer("symscope", instructions=INSTRUCTIONS, version=_version(), tools=specs)
     server.symscope = tools.session
+    server.debug = debug or debug_requested()
     return server
+
+
+def _exit_when_stdin_closes() -> None:
+    """End the process `EXIT_GRACE` s after the client closes stdin (or SIGINT/SIGTERM), even mid-call.
+
+    Closing stdin cancels a running call, whose work stops at its next check; a step that
+    cannot check (walking the repo, starting parser processes) must not keep a server whose
+    client is gone alive. A thread copies stdin into a pipe the SDK reads as fd 0, so it sees
+    the end first; a signal ends that pipe the same way, so the SDK shuts down as on EOF
+    (a bare SIGINT would leave its stdin reader blocked). Exiting mid-write is safe: SQLite
+    rolls an unfinished write back on next open. POSIX only (it polls the pipe with select).
+    """
+    if os.name != "posix":
+        return
+    try:
+        real = os.dup(0)
+        read_end, write_end = os.pipe()
+        os.dup2(read_end, 0)
+        os.close(read_end)
+    except OSError as exc:  # no usable stdin: the SDK reports that itself
+        log.debug("cannot watch stdin (%s)", exc)
+        return
+    stop = threading.Event()
+
+    def pump() -> None:
+        import select
+
+        try:
+            while not stop.is_set():
+                if not select.select([real], [], [], 0.1)[0]:
+                    continue
+                chunk = os.read(real, 1 << 16)
+                if not chunk:
+                    break
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(write_end, view):]
+        except OSError:  # the client's end broke: the same as closing it
+            pass
+        os.close(write_end)
+        time.sleep(EXIT_GRACE)
+        log.info("stopped (a call was still running %.1f s after the client left)", EXIT_GRACE)
+        logging.shutdown()
+        os._exit(0)
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()  # nothing else here: a handler must not take locks the main thread may hold
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    threading.Thread(target=pump, name="symscope-stdin", daemon=True).start()
 
 
 def serve(
@@ -755,11 +927,14 @@ def serve(
     index_dir: str | os.PathLike[str] | None = None,
     max_files: int | None = None,
     allow_any_root: bool = False,
+    debug: bool = False,
 ) -> int:
     """Serve `repo` over stdio until the client closes stdin; returns the exit code.
 
     The index is opened now (a bad repo or corrupt index fails at once) and built,
-    if it never was, on the first call, so the handshake never waits for it.
+    if it never was, on the first call, so the handshake never waits for it. When
+    stdin closes mid-call, the call is cancelled and the process ends within about
+    `EXIT_GRACE` seconds even if its work does not stop.
     """
     _log_to_stderr()
     index = Index.open(repo, index_dir)
@@ -767,8 +942,9 @@ def serve(
         options: dict[str, Any] = {"allow_any_root": allow_any_root}
         if max_files is not None:
             options["max_files"] = max_files
-        server = build_server(index, options)
+        server = build_server(index, options, debug)
         log.info("serving %s over stdio (index %s)", index.root, index.index_dir)
+        _exit_when_stdin_closes()
         with contextlib.suppress(KeyboardInterrupt):
             anyio.run(server.run_stdio_async)
     finally:

@@ -12,7 +12,7 @@ from symscope.core.files import read_head
 from symscope.core.ignore import IgnoreRules, rules_of
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
 from symscope.core.models import SkippedFile
-from symscope.core.pathnames import escape_name
+from symscope.core.pathnames import escape_name, unescape_name
 
 #: Default size limit: larger files are generated or data, not code to read.
 MAX_FILE_BYTES = 1_000_000
@@ -85,6 +85,8 @@ def _ignored(specs: list[_Ignore], rel: str, is_dir: bool) -> bool:
     ignored = False
     for ignore in specs:
         sub = rel[len(ignore.base) + 1 :] if ignore.base else rel
+        if "\\" in sub:  # rules are written against names as they are on disk
+            sub = unescape_name(sub)
         verdict = ignore.rules.folder_verdict(sub) if is_dir else ignore.rules.file_verdict(sub)
         if verdict is not None:
             ignored = verdict

@@ -55,7 +55,17 @@ class ParserPool:
             initargs=(os.getpid(),),
         )
         # Submitting starts the processes now, so they load while the caller walks the repo.
-        self._started = [self._executor.submit(os.getpid) for _ in range(workers)]
+        # They start with SIGINT blocked (a signal mask is inherited): Ctrl-C reaches the whole
+        # process group, and a worker still importing would print a KeyboardInterrupt traceback.
+        # The parent decides what Ctrl-C means; its workers end with it (`die_with_parent`).
+        masked = hasattr(signal, "pthread_sigmask")
+        if masked:
+            old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._started = [self._executor.submit(os.getpid) for _ in range(workers)]
+        finally:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
 
     def parse(
         self, files: list[SourceFile], cancelled: Callable[[], bool] | None = None

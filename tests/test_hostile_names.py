@@ -293,3 +293,21 @@ def test_a_stored_path_that_unescapes_to_nul_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UnsafeFileError, match="not a plain path"):
         read_repo_file(tmp_path, "a\\x00.py")
     assert read_repo_file(tmp_path, "a.py") == b"x = 1\n"
+
+
+def test_gitignore_rules_match_names_as_they_are_on_disk(tmp_path: Path) -> None:
+    """A rule names a file as written on disk, though the index spells it escaped."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "rtl\u202egnp.py").write_text("def hidden_by_rule():\n    pass\n")
+    (root / "tab\there.py").write_text("def also_hidden():\n    pass\n")
+    (root / "kept.py").write_text("def kept():\n    pass\n")
+    (root / ".gitignore").write_text("rtl\u202e*\ntab\t*\n")
+    ix = Index.open(root, tmp_path / "idx")
+    try:
+        ix.update(processes=1)
+        assert {f.path for f in ix.files()} == {"kept.py"}
+        reasons = {s.path: s.reason for s in ix.skipped()}
+        assert reasons == {"rtl\\u202egnp.py": "ignored by .gitignore", "tab\\x09here.py": "ignored by .gitignore"}
+    finally:
+        ix.close()
