@@ -16,6 +16,12 @@ module only formats.
 * Untrusted text: ids, paths and signatures pass through `for_terminal`; source
   stays exact except raw control characters (`for_paste`, counted in a note).
   Log lines (stderr) are sanitised too. Nothing but protocol goes to stdout.
+* Secrets: every tool that returns repository text redacts it first, with the
+  bundles' detector (`symscope.core.secrets.redact`), before anything is cut;
+  `_meta["symscope/redacted"]` counts the markers shown; `redact: false` keeps them.
+* Bounded: every result is at most `RESULT_BUDGET` tokens (lists `LIST_BUDGET`),
+  counted exactly with every note; messages repeat at most 100 characters of an
+  argument (`_echo`).
 
 A tool is one method of `Tools` marked with `@_tool(...)`; adding
 `find_dependencies` or `build_bundle` is one such method each.
@@ -103,8 +109,7 @@ DepthLimit = Annotated[int, Field(ge=1, le=3)]
 DepthLimit0 = Annotated[int, Field(ge=0, le=3)]
 BudgetLimit = Annotated[int | None, Field(ge=1)]
 BundleFormat = Literal["markdown", "xml"]
-RedactFlag = Annotated[bool, Field(description="replace secrets (keys, tokens, passwords) with markers; "
-                                               "false returns the exact text")]
+RedactFlag = Annotated[bool, Field(description="secrets become markers; false: exact text")]
 PathList = Annotated[
     list[str] | None,
     BeforeValidator(_as_list),
