@@ -16,6 +16,12 @@ module only formats.
 * Untrusted text: ids, paths and signatures pass through `for_terminal`; source
   stays exact except raw control characters (`for_paste`, counted in a note).
   Log lines (stderr) are sanitised too. Nothing but protocol goes to stdout.
+* Secrets: every tool that returns repository text redacts it first, with the
+  bundles' detector (`symscope.core.secrets.redact`), before anything is cut;
+  `_meta["symscope/redacted"]` counts the markers shown; `redact: false` keeps them.
+* Bounded: every result is at most `RESULT_BUDGET` tokens (lists `LIST_BUDGET`),
+  counted exactly with every note; messages repeat at most 100 characters of an
+  argument (`_echo`).
 
 A tool is one method of `Tools` marked with `@_tool(...)`; adding
 `find_dependencies` or `build_bundle` is one such method each.
@@ -30,6 +36,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -57,7 +64,7 @@ from symscope.core.languages import language_by_name
 from symscope.core.models import IndexProgress, IndexReport, SearchHit, Symbol
 from symscope.core.pathnames import escape_name, fs_path
 from symscope.core.sanitize import for_paste, for_terminal
-from symscope.core.tokens import count_many, count_tokens
+from symscope.core.tokens import count_tokens, encoding
 
 log = logging.getLogger("symscope.mcp")
 
@@ -122,6 +129,7 @@ DepthLimit = Annotated[int, Field(ge=1, le=3)]
 DepthLimit0 = Annotated[int, Field(ge=0, le=3)]
 BudgetLimit = Annotated[int | None, Field(ge=1)]
 BundleFormat = Literal["markdown", "xml"]
+RedactFlag = Annotated[bool, Field(description="secrets become markers; false: exact text")]
 PathList = Annotated[
     Annotated[list[Annotated[str, Field(max_length=api.MAX_PATH_CHARS)]], Field(max_length=MAX_PATHS)] | None,
     BeforeValidator(_as_list),
@@ -169,12 +177,23 @@ def _safe_line(text: str) -> str:
 
 
 def _echo(value: str, limit: int = 100) -> str:
-    """An argument quoted in a message: one safe line of at most `limit` characters (cut is marked).
+    """An argument as a message may repeat it: one safe line of at most `limit` characters.
 
-    Cut before sanitising, so a 1 MB argument costs nothing to quote.
+    A 1 MB id must not come back as a 1 MB error; only a bounded head is even looked at.
     """
-    flat = _safe_line(value[: limit + 1])
-    return flat if len(flat) <= limit and len(value) <= limit else flat[: limit - 1] + "…"
+    flat = _safe_line(value[: limit * 4])
+    if len(flat) <= limit and len(value) <= limit * 4:
+        return flat
+    return flat[: limit - 1] + "…"
+
+
+def _echo_words(text: str, total: int = 300) -> str:
+    """An engine message, which may quote arguments: each long word shortened, the whole capped."""
+    head = text[: total * 8]
+    line = " ".join(_echo(word) if len(word) > 100 else _safe_line(word) for word in head.split())
+    if len(line) > total or len(head) < len(text):
+        line = line[: total - 1] + "…"
+    return line
 
 
 _CANCEL: ContextVar[threading.Event | None] = ContextVar("symscope_cancel", default=None)
@@ -218,28 +237,96 @@ def _file_tokens(index: Index, paths: set[str]) -> int:
     return total
 
 
-def reply(text: str, file_tokens: int | None = None) -> CallToolResult:
-    """A text-only result with its exact cl100k cost (and saving) in `_meta`."""
+def _redact(text: str, filename: str, enabled: bool = True) -> tuple[str, list[str]]:
+    """`text` with every secret replaced by its marker, keeping the line count; and the markers.
+
+    The same detector and markers as bundles (`symscope.core.secrets.redact`). A secret
+    spanning lines (a private key block) becomes its marker and as many newlines, so the
+    text's lines still match the file's: headers, cuts and uses keep their line numbers.
+    """
+    if not enabled or not text:
+        return text, []
+    from symscope.core.secrets import marker, redact  # detect-secrets loads on first use
+
+    _, findings = redact(text, filename)
+    if not findings:
+        return text, []
+    parts: list[str] = []
+    at = 0
+    for f in findings:
+        parts += [text[at:f.start], marker(f.label), "\n" * text.count("\n", f.start, f.end)]
+        at = f.end
+    parts.append(text[at:])
+    return "".join(parts), [marker(f.label) for f in findings]
+
+
+def _redacted_lines(lines: list[str], enabled: bool) -> tuple[list[str], list[str]]:
+    """Lines redacted as one text (a secret split over lines is still found); and the markers."""
+    text, marks = _redact("\n".join(lines), "", enabled)
+    return (text.split("\n") if marks else lines), marks
+
+
+def _count_shown(text: str, marks: list[str]) -> int:
+    """How many of the secrets behind `marks` the (perhaps cut) `text` shows as markers."""
+    return sum(min(text.count(m), n) for m, n in Counter(marks).items())
+
+
+def _token_prefix(text: str, tokens: int) -> str:
+    """The longest prefix of `text` cut between tokens that counts at most `tokens`."""
+    if tokens <= 0:
+        return ""
+    enc = encoding()
+    ids = enc.encode_ordinary(text[: (tokens + 1) * 128])  # no token is longer than 128 bytes
+    keep = min(tokens, len(ids))
+    while keep > 0:
+        head = enc.decode_bytes(ids[:keep]).decode("utf-8", "ignore")
+        if count_tokens(head) <= tokens:
+            return head
+        keep -= 1
+    return ""
+
+
+def _within(text: str, ceiling: int) -> str:
+    """`text` if it fits `ceiling` tokens, else its head and one line saying it was cut.
+
+    Every tool fits its own answer first; this is the last guard that no result,
+    whatever the repository holds, exceeds the documented ceiling.
+    """
+    if count_tokens(text) <= ceiling:
+        return text
+    note = f"\n[cut at {ceiling:,} tokens, the most one result holds; ask for less]"
+    return _token_prefix(text, ceiling - count_tokens(note) - 1) + note
+
+
+def reply(text: str, file_tokens: int | None = None, redacted: int | None = None,
+          ceiling: int = RESULT_BUDGET) -> CallToolResult:
+    """A text-only result within `ceiling` tokens, its exact cl100k cost (and saving) in `_meta`,
+    and, for text from the repository, how many secrets were redacted (`symscope/redacted`)."""
+    text = _within(text, ceiling)
     tokens = count_tokens(text)
     meta: dict[str, Any] = {"symscope/tokens": tokens}
     if file_tokens:
         meta["symscope/file_tokens"] = file_tokens
         meta["symscope/saved_pct"] = round(100.0 * (1 - tokens / file_tokens), 1)
+    if redacted is not None:
+        meta["symscope/redacted"] = redacted
     return CallToolResult(content=[TextContent(type="text", text=text)], _meta=meta)
 
 
-def hit_text(n: int, hit: SearchHit) -> str:
-    """One compact search hit: id, lines, tokens, and the signature on a second line.
+def hit_text(n: int, hit: SearchHit, redact: bool = True) -> tuple[str, list[str]]:
+    """One compact search hit: id, lines, tokens, and the signature on a second line; its markers.
 
     The id spells path, qualified name and kind (`path::qualname#kind`), so they
-    are not repeated; this is the compact counterpart of `api.hit_json`.
+    are not repeated; this is the compact counterpart of `api.hit_json`. The whole
+    signature is redacted before it is cut, so a cut never leaves half a key.
     """
     s = hit.symbol
     head = f"{n}. {for_terminal(s.id)} {_lines(s.start_line, s.end_line)}, {s.tokens} tokens"
     if hit.duplicates:
         head += f" (+{len(hit.duplicates)} identical)"
-    signature = _one_line(s.signature, SIGNATURE_CHARS)
-    return f"{head}\n   {signature}" if signature else head
+    clean, marks = _redact(s.signature, s.path, redact)
+    signature = _one_line(clean, SIGNATURE_CHARS)
+    return (f"{head}\n   {signature}" if signature else head), marks
 
 
 # -- the session: one index, refreshed before each answer ----------------------------------------
@@ -300,19 +387,19 @@ class Session:
             raise ToolError(self.unknown(symbol_id)) from None
 
     def unknown(self, symbol_id: str) -> str:
-        shown = _safe_line(symbol_id)
+        shown = _echo(symbol_id)
         if symbol_id in self.shown:
             return (f"{shown} no longer exists: its file changed since you got this id "
                     "(renamed, moved or deleted); call search_symbols again")
         path = symbol_id.split("::", 1)[0]
         if "::" in symbol_id and self.index.file(path) is not None:
-            return f"unknown symbol id {shown}; call get_outline on {_safe_line(path)} for its ids"
+            return f"unknown symbol id {shown}; call get_outline on {_echo(path)} for its ids"
         return (f"unknown symbol id {shown}; ids look like path::qualname#kind, "
                 "call search_symbols to find one")
 
     def explain(self, exc: SymscopeError) -> str:
         """One line: what went wrong and what to call instead."""
-        text = _safe_line(str(exc))
+        text = _echo_words(str(exc))
         if isinstance(exc, BadQueryError):
             return f"{text}; call search_symbols with other words or filters"
         if isinstance(exc, StaleSymbolError):
@@ -377,6 +464,7 @@ class Tools:
         lang: LangName = None,
         path: PathGlob = None,
         limit: SearchLimit = 10,
+        redact: RedactFlag = True,
     ) -> CallToolResult:
         """Ranked exactly as `symscope search` ranks (the same `api.search_hits`)."""
         with self.session.fresh() as index:
@@ -384,15 +472,22 @@ class Tools:
             shown, more = hits[:limit], len(hits) > limit
             self.session.remember([h.symbol for h in shown])
             if not shown:
-                return reply("No symbols match; try other words, or fewer filters.")
-            parts = [hit_text(n, h) for n, h in enumerate(shown, start=1)]
+                return reply("No symbols match; try other words, or fewer filters.", redacted=0)
+            parts: list[str] = []
+            marks: list[str] = []
+            for n, h in enumerate(shown, start=1):
+                part, found = hit_text(n, h, redact)
+                parts.append(part)
+                marks += found
             if more:
                 parts.append("[more match: raise limit (max 50) or narrow with kind, lang or path]")
-            return reply("\n".join(parts), _file_tokens(index, {h.symbol.path for h in shown}))
+            text = _cut_lines("\n".join(parts).split("\n"), RESULT_BUDGET, "lower limit, or narrow the query")
+            return reply(text, _file_tokens(index, {h.symbol.path for h in shown}), _count_shown(text, marks))
 
-    @_tool("Exact source of symbols by id, one header line each. Much cheaper than reading whole files.")
-    def get_symbols(self, ids: IdList, format: OutputFormat = "plain") -> CallToolResult:
-        """Each symbol's exact bytes as they are on disk now, within `RESULT_BUDGET` tokens."""
+    @_tool("Exact source of symbols by id, one header line each; secrets redacted unless redact is false. "
+           "Much cheaper than reading whole files.")
+    def get_symbols(self, ids: IdList, format: OutputFormat = "plain", redact: RedactFlag = True) -> CallToolResult:
+        """Each symbol's bytes as they are on disk now (secrets redacted), within `RESULT_BUDGET` tokens."""
         with self.session.fresh() as index:
             wanted = list(dict.fromkeys(ids))
             found: list[Symbol] = []
@@ -407,53 +502,85 @@ class Tools:
             if not found:
                 raise ToolError(missing[0] if len(missing) == 1 else
                                 f"none of these ids exists ({missing[0]})")
-            items: list[str] = []
-            notes: list[str] = []
-            spent = 0
-            left_out: list[Symbol] = []
-            controls = 0
-            for sym in found:
-                if items and spent + sym.tokens > RESULT_BUDGET:
+            sources: dict[str, tuple[str, list[str], int]] = {}
+
+            def clean(sym: Symbol) -> tuple[str, list[str], int]:
+                """The symbol's source redacted (before any cut), controls made visible; cached."""
+                if sym.id not in sources:
+                    text, marks = _redact(api.show(index, sym.id)["source"], sym.path, redact)
+                    text, controls = for_paste(text)
+                    sources[sym.id] = (text, marks, controls)
+                return sources[sym.id]
+
+            reserve = 0
+            for _ in range(8):  # re-fit with room for the notes until the whole answer fits
+                text, used, marks = self._fit_symbols(found, missing, format, RESULT_BUDGET - reserve, clean)
+                over = count_tokens(text) - RESULT_BUDGET
+                if over <= 0:
+                    break
+                reserve += over
+            self.session.remember(found)
+            return reply(text, _file_tokens(index, {s.path for s in used}), _count_shown(text, marks))
+
+    def _fit_symbols(
+        self, found: list[Symbol], missing: list[str], fmt: OutputFormat, budget: int,
+        clean: Callable[[Symbol], tuple[str, list[str], int]],
+    ) -> tuple[str, list[Symbol], list[str]]:
+        """Items in order while they fit `budget` (the first one cut to fit), then the notes."""
+        items: list[str] = []
+        notes: list[str] = []
+        used: list[Symbol] = []
+        left_out: list[Symbol] = []
+        marks: list[str] = []
+        spent = controls = 0
+        for sym in found:
+            if items and spent + sym.tokens > budget:  # cheap first test: the raw source alone is too big
+                left_out.append(sym)
+                continue
+            source, found_marks, n = clean(sym)
+            was = self.session.shown.get(sym.id)
+            item = _render(sym, source, fmt, was)
+            cost = count_tokens(item + "\n")
+            if spent + cost > budget:
+                if items:
                     left_out.append(sym)
                     continue
-                source = api.show(index, sym.id)["source"]
-                if spent + sym.tokens > RESULT_BUDGET:
-                    source, cut_note = _cut(source, sym, RESULT_BUDGET)
-                    notes.append(cut_note)
-                source, n = for_paste(source)
-                controls += n
-                spent += sym.tokens
-                items.append(_render(sym, source, format, self.session.shown.get(sym.id)))
-            self.session.remember(found)
-            if left_out:
-                notes.append(f"[cut at about {RESULT_BUDGET} tokens: {len(left_out)} more not shown "
-                             f"({sum(s.tokens for s in left_out)} tokens): "
-                             + ", ".join(for_terminal(s.id) for s in left_out)
-                             + "; call get_symbols with them]")
-            notes += [f"[{m}]" for m in missing]
-            if controls:
-                notes.append(f"[{controls} raw control characters shown as \\xNN escapes]")
-            text = "\n".join(items) + ("\n" + "\n".join(notes) + "\n" if notes else "")
-            used = [s for s in found if s not in left_out]
-            return reply(text, _file_tokens(index, {s.path for s in used}))
+                frame = count_tokens(_render(sym, "", fmt, was)) + count_tokens(_cut(source, sym, 0)[1]) + 2
+                source, cut_note = _cut(source, sym, budget - frame)
+                notes.append(cut_note)
+                item = _render(sym, source, fmt, was)
+                cost = count_tokens(item + "\n")
+            items.append(item)
+            used.append(sym)
+            marks += found_marks
+            controls += n
+            spent += cost
+        if left_out:
+            notes.append(_left_out_note(left_out))
+        notes += [f"[{m}]" for m in missing]
+        if controls:
+            notes.append(f"[{controls} raw control characters shown as \\xNN escapes]")
+        text = "\n".join(items) + ("\n" + "\n".join(notes) + "\n" if notes else "")
+        return text, used, marks
 
     @_tool("A file's symbols (nested, with lines, tokens and ids), "
            "or a folder's files and subfolders with token totals.")
-    def get_outline(self, path: RepoPath = ".") -> CallToolResult:
+    def get_outline(self, path: RepoPath = ".", redact: RedactFlag = True) -> CallToolResult:
         """`api.outline`, laid out compactly: a file's tree, or a folder's direct entries."""
         with self.session.fresh() as index:
             rel = self.session.path(path)
             if rel and index.file(rel) is None and os.path.isfile(fs_path(index.root, rel)):
                 reason = next((s.reason for s in index.skipped() if s.path == rel), "not a source file")
-                raise ToolError(f"{_safe_line(rel)} is not indexed ({_safe_line(reason)}); "
+                raise ToolError(f"{_echo(rel)} is not indexed ({_echo(reason)}); "
                                 "call get_outline on its folder, or search_symbols")
             data = api.outline(index, rel or ".", cwd=index.root)
             if "symbols" in data:
-                lines = self._file_outline(data)
-                return reply(_cut_lines(lines, LIST_BUDGET, f"call get_symbols on {data['path']} ids"),
-                             data["tokens"])
-            lines = _folder_outline(rel, data["files"])
-            return reply(_cut_lines(lines, LIST_BUDGET, "call get_outline on a subfolder"))
+                lines, marks = _redacted_lines(self._file_outline(data), redact)
+                text = _cut_lines(lines, LIST_BUDGET, f"call get_symbols on {_echo(data['path'])} ids")
+                return reply(text, data["tokens"], _count_shown(text, marks), LIST_BUDGET)
+            lines, marks = _redacted_lines(_folder_outline(rel, data["files"]), redact)
+            text = _cut_lines(lines, LIST_BUDGET, "call get_outline on a subfolder")
+            return reply(text, redacted=_count_shown(text, marks), ceiling=LIST_BUDGET)
 
     def _file_outline(self, data: dict[str, Any]) -> list[str]:
         path = data["path"]
@@ -477,14 +604,16 @@ class Tools:
 
     @_tool("What a symbol uses (calls, types, constants), nearest first, with ids and tokens: "
            "the context to fetch with it.")
-    def find_dependencies(self, id: SymbolId, depth: DepthLimit = 1) -> CallToolResult:
+    def find_dependencies(self, id: SymbolId, depth: DepthLimit = 1, redact: RedactFlag = True) -> CallToolResult:
         """`api.deps`: one line per dependency (distance, id, lines, tokens, ambiguous)."""
         with self.session.fresh() as index:
             target = self.session.symbol(id)
             data = api.deps(index, target.id, depth)
             found = data["deps"]
             if not found:
-                return reply(f"{for_terminal(target.qualname)} uses no other symbol of this repo.")
+                line, marks = _redact(f"{for_terminal(target.qualname)} uses no other symbol of this repo.",
+                                      "", redact)
+                return reply(line, redacted=len(marks), ceiling=LIST_BUDGET)
             lines = [f"{for_terminal(target.qualname)} uses {len(found)} symbols, {data['tokens']} tokens "
                      "(distance, id, lines, tokens):"]
             for d in found:
@@ -492,36 +621,70 @@ class Tools:
                 lines.append(f"{d['distance']} {for_terminal(d['id'])} "
                              f"{_lines(d['start_line'], d['end_line'])}, {d['tokens']} tokens{mark}")
             self.session.remember(found)
-            return reply(_cut_lines(lines, LIST_BUDGET, "lower depth, or fetch these with get_symbols"),
-                         _file_tokens(index, {d["path"] for d in found}))
+            lines, marks = _redacted_lines(lines, redact)
+            text = _cut_lines(lines, LIST_BUDGET, "lower depth, or fetch these with get_symbols")
+            return reply(text, _file_tokens(index, {d["path"] for d in found}), _count_shown(text, marks),
+                         LIST_BUDGET)
 
     @_tool("A paste-ready bundle of symbols (and optionally what they use) that fits a token budget "
-           "exactly; secrets redacted.")
+           "exactly (at most 6000); secrets redacted unless redact is false.")
     def build_bundle(self, ids: IdList, deps: DepthLimit0 = 0, budget: BudgetLimit = None,
-                     format: BundleFormat = "markdown") -> CallToolResult:
-        """`api.bundle`: the text the model reads; its exact token count goes in `_meta`."""
+                     format: BundleFormat = "markdown", redact: RedactFlag = True) -> CallToolResult:
+        """`api.bundle` fitted so that its text and every note added here stay within the budget.
+
+        No budget, or one above `RESULT_BUDGET`, packs to `RESULT_BUDGET` (the most one
+        result holds) and says so. The notes are reserved for: the bundle is packed, the
+        notes it needs are added, and it is packed again with less room while the whole
+        text is over; the notes are left out only when they cannot fit at all (`_meta`
+        still carries the counts).
+        """
         with self.session.fresh() as index:
-            data = api.bundle(index, [self.session.symbol(i).id if "::" in i else i for i in ids],
-                              deps=deps, budget=budget, fmt=format)
-            text: str = data["text"]
-            if data["dropped"]:
-                text += f"\n[{len(data['dropped'])} items left out to fit the budget]"
-            if data["redacted"]:
-                text += f"\n[{data['redacted']} secrets redacted]"
-            return reply(text, _file_tokens(index, {i.split("::")[0] for i in ids}))
+            refs = [self.session.symbol(i).id if "::" in i else i for i in ids]
+            limit = RESULT_BUDGET if budget is None else min(budget, RESULT_BUDGET)
+            fixed = ""
+            if budget is None:
+                fixed = (f"\n[no budget given: fitted to {RESULT_BUDGET:,} tokens, the most one result holds; "
+                         "pass budget for less]")
+            elif budget > RESULT_BUDGET:
+                fixed = f"\n[budget lowered to {RESULT_BUDGET:,} tokens, the most one result holds]"
+
+            def packed(room: int) -> tuple[str, dict[str, Any]]:
+                data = api.bundle(index, refs, deps=deps, budget=room, fmt=format, redact=redact)
+                return data["text"] + fixed + _bundle_notes(data), data
+
+            best = packed(limit)  # the notes may not fit, but the bundle does: the fallback
+            text, data = best
+            room = limit
+            for _ in range(6):
+                over = count_tokens(text) - limit
+                if over <= 0:
+                    break
+                room -= over
+                if room < 1:
+                    break
+                try:
+                    text, data = packed(room)
+                except SymscopeError:  # too little room left for a name line with the notes
+                    break
+            if count_tokens(text) > limit:
+                data = best[1]
+                text = data["text"]
+            return reply(text, _file_tokens(index, {i.split("::")[0] for i in ids}), data["redacted"])
 
     @_tool("The symbols that use this one (mentions resolved by receiver and import), "
            "with the line of each use.")
-    def find_references(self, id: SymbolId, limit: RefLimit = 20) -> CallToolResult:
-        """`api.refs`, each with the code line of the use."""
+    def find_references(self, id: SymbolId, limit: RefLimit = 20, redact: RedactFlag = True) -> CallToolResult:
+        """`api.refs`, each with the code line of the use (redacted with its symbol, then cut)."""
         with self.session.fresh() as index:
             target = self.session.symbol(id)
             refs = api.refs(index, target.id, limit + 1)["references"]
             shown, more = refs[:limit], len(refs) > limit
             if not shown:
-                return reply(f"No other symbol mentions {for_terminal(target.name)}.")
+                return reply(f"No other symbol mentions {for_terminal(target.name)}.", redacted=0,
+                             ceiling=LIST_BUDGET)
             files: dict[str, list[str]] = {}
             lines = [f"{len(shown)} symbols use {for_terminal(target.name)} (id, line of use, code):"]
+            marks: list[str] = []
             for ref in shown:
                 if ref["path"] not in files:
                     try:
@@ -529,15 +692,14 @@ class Tools:
                         files[ref["path"]] = data.decode("utf-8", "replace").split("\n")
                     except StaleSymbolError:
                         files[ref["path"]] = []
-                source_lines = files[ref["path"]]
-                line_no = ref["line"]
-                code = source_lines[line_no - 1] if 0 < line_no <= len(source_lines) else ""
+                code, found = _use_line(files[ref["path"]], ref, redact)
+                marks += found
                 lines.append(f"{for_terminal(ref['id'])} L{ref['line']}: {_one_line(code, USE_LINE_CHARS)}")
             self.session.remember(shown)
             if more:
                 lines.append("[more mention it: raise limit (max 100)]")
-            return reply(_cut_lines(lines, LIST_BUDGET, "lower limit, or fetch these with get_symbols"),
-                         _file_tokens(index, set(files)))
+            text = _cut_lines(lines, LIST_BUDGET, "lower limit, or fetch these with get_symbols")
+            return reply(text, _file_tokens(index, set(files)), _count_shown(text, marks), LIST_BUDGET)
 
     @_tool("Index figures: files, symbols, tokens, languages, when indexed, "
            "files changed since, skipped files by reason.")
@@ -586,11 +748,10 @@ class Tools:
             try:
                 index = self.session.index
                 if paths:
-                    folders = [self.session.path(p) for p in paths]
+                    folders = list(dict.fromkeys(self.session.path(p) for p in paths))
                     marked = index.recheck(folders)
                     report = index.update(progress=progress, cancelled=cancelled)
-                    scope = f"re-read {marked} indexed files under " + ", ".join(
-                        for_terminal(f or ".") for f in folders)
+                    scope = f"re-read {marked} indexed files under {_some(folders)}"
                 else:
                     report = index.update(progress=progress, cancelled=cancelled, rebuild=True)
                     scope = "rebuilt the index"
@@ -607,6 +768,35 @@ class Tools:
             f"(parsed {data['parsed']}, unchanged {data['unchanged']}, removed {data['removed']}, "
             f"skipped {data['skipped']})"
         )
+
+
+def _use_line(file_lines: list[str], ref: dict[str, Any], redact: bool) -> tuple[str, list[str]]:
+    """The code line of a use, from its symbol's source redacted whole (a key block spanning
+    lines is found as one), and the markers that line shows."""
+    line_no, start, end = ref["line"], ref["start_line"], ref["end_line"]
+    if not 0 < line_no <= len(file_lines):
+        return "", []
+    if not start <= line_no <= end:
+        start = end = line_no
+    source, marks = _redact("\n".join(file_lines[start - 1 : end]), ref["path"], redact)
+    code = source.split("\n")[line_no - start] if marks else file_lines[line_no - 1]
+    return code, [m for m in dict.fromkeys(marks) for _ in range(min(code.count(m), marks.count(m)))]
+
+
+def _bundle_notes(data: dict[str, Any]) -> str:
+    """The lines `build_bundle` adds under a packed bundle: what the budget left out, what was redacted."""
+    notes = ""
+    if data["dropped"]:
+        notes += f"\n[{len(data['dropped'])} items left out to fit the budget]"
+    if data["redacted"]:
+        notes += f"\n[{data['redacted']} secrets redacted]"
+    return notes
+
+
+def _some(paths: list[str], most: int = 5) -> str:
+    """A few repo paths for a message (each shortened), and how many more there were."""
+    shown = ", ".join(_echo(p or ".") for p in paths[:most])
+    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
 def _render(sym: Symbol, source: str, fmt: OutputFormat, was: tuple[int, int] | None) -> str:
@@ -628,30 +818,74 @@ def _render(sym: Symbol, source: str, fmt: OutputFormat, was: tuple[int, int] | 
 
 
 def _cut(source: str, sym: Symbol, budget: int) -> tuple[str, str]:
-    """The leading whole lines of `source` that fit in `budget` tokens, and a note saying so."""
+    """The leading whole lines of `source` that fit in `budget` tokens, and a note saying so.
+
+    When not even the first line fits (a minified or generated symbol), its head is shown,
+    cut between tokens, so the answer never outgrows its ceiling.
+    """
     lines = source.splitlines(keepends=True)
-    spent = keep = 0
-    for cost in count_many(lines):
+    kept: list[str] = []
+    spent = 0
+    for line in lines:
+        cost = count_tokens(line)
         if spent + cost > budget:
             break
+        kept.append(line)
         spent += cost
-        keep += 1
-    keep = max(1, keep)
-    last = sym.start_line + keep - 1
-    note = (f"[cut: {for_terminal(sym.id)} is {sym.tokens} tokens; showed {_lines(sym.start_line, last)} "
+    if not kept and lines:
+        kept = [_token_prefix(lines[0], budget)]
+    shown = "".join(kept)
+    touched = shown.count("\n") + (0 if shown.endswith("\n") else 1)
+    last = sym.start_line + max(1, touched) - 1
+    note = (f"[cut: {_echo(sym.id)} is {sym.tokens} tokens; showed {_lines(sym.start_line, last)} "
             f"of {_lines(sym.start_line, sym.end_line)}. Its members: get_outline {for_terminal(sym.path)}]")
-    return "".join(lines[:keep]), note
+    return shown, note
+
+
+def _left_out_note(left_out: list[Symbol]) -> str:
+    """Which symbols did not fit, by id (as many as 2,000 characters hold), and what to call."""
+    listed: list[str] = []
+    size = 0
+    for sym in left_out:
+        ident = for_terminal(sym.id)
+        if listed and size + len(ident) > 2000:
+            break
+        listed.append(ident)
+        size += len(ident) + 2
+    rest = len(left_out) - len(listed)
+    return (f"[cut at {RESULT_BUDGET} tokens: {len(left_out)} more not shown "
+            f"({sum(s.tokens for s in left_out)} tokens): " + ", ".join(listed)
+            + (f" and {rest} more of the ids you gave" if rest else "") + "; call get_symbols with them]")
 
 
 def _cut_lines(lines: list[str], budget: int, hint: str) -> str:
-    """Join lines until `budget` tokens, then say how many were left out and what to call."""
-    costs = count_many([line + "\n" for line in lines])
-    spent = 0
-    for n, cost in enumerate(costs):
-        if spent + cost > budget and n > 1:
-            return "\n".join(lines[:n]) + f"\n[cut at about {budget} tokens: {len(lines) - n} more lines; {hint}]"
-        spent += cost
-    return "\n".join(lines)
+    """Lines joined, within `budget` tokens: whole lines while they fit, then one line saying how many
+    were left out and what to call (that line included in the budget)."""
+    whole = "\n".join(lines)
+    if count_tokens(whole) <= budget:
+        return whole
+
+    def note(left: int) -> str:
+        return f"[cut at {budget} tokens: {left} more lines; {hint}]"
+
+    reserve = count_tokens(note(len(lines))) + 2
+    while True:
+        room = budget - reserve
+        kept: list[str] = []
+        spent = 0
+        for line in lines:
+            cost = count_tokens(line + "\n")
+            if spent + cost > room:
+                if not kept:  # one line longer than the whole budget: its head
+                    kept.append(_token_prefix(line, room - 1))
+                break
+            kept.append(line)
+            spent += cost
+        text = "\n".join(kept) + "\n" + note(len(lines) - len(kept))
+        over = count_tokens(text) - budget
+        if over <= 0 or room <= 0:
+            return text
+        reserve += over
 
 
 def _folder_outline(rel: str, files: list[dict[str, Any]]) -> list[str]:
