@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from symscope.core.index import Index
-from symscope.core.mcp_server import LIST_BUDGET, RESULT_BUDGET, _echo, build_server
+from symscope.core.mcp_server import LIST_BUDGET, MAX_ID_CHARS, MAX_PATHS, RESULT_BUDGET, _echo, build_server
 from symscope.core.tokens import count_tokens
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
@@ -48,7 +48,8 @@ def test_echo_shortens_only_long_values() -> None:
 
 
 async def test_errors_never_echo_a_whole_argument(sample: Index) -> None:
-    huge = "shortener/store.py::" + "q" * 1_000_000 + "#method"
+    # The longest id the schema lets through (MAX_ID_CHARS); longer ones are refused by the schema.
+    huge = "shortener/store.py::" + "q" * (MAX_ID_CHARS - 40) + "#method"
     async with Client(build_server(sample)) as client:
         answers = [
             await client.call_tool("get_symbols", {"ids": [huge]}),
@@ -56,7 +57,7 @@ async def test_errors_never_echo_a_whole_argument(sample: Index) -> None:
             await client.call_tool("find_references", {"id": huge}),
             await client.call_tool("find_dependencies", {"id": huge}),
             await client.call_tool("build_bundle", {"ids": [huge]}),
-            await client.call_tool("search_symbols", {"query": "kind:" + "z" * 100_000 + " store"}),
+            await client.call_tool("search_symbols", {"query": "kind:" + "z" * 1_900 + " store"}),
         ]
     for result in answers:
         text = _text(result)
@@ -67,7 +68,7 @@ async def test_errors_never_echo_a_whole_argument(sample: Index) -> None:
 
 
 async def test_reindex_does_not_echo_every_path(sample: Index) -> None:
-    paths = [f"./shortener/{'./' * n}" for n in range(300)] + ["cmd", "web/static/"]
+    paths = [f"./shortener/{'./' * n}" for n in range(MAX_PATHS - 2)] + ["cmd", "web/static/"]
     async with Client(build_server(sample)) as client:
         result = await client.call_tool("reindex", {"paths": paths})
     text = _text(result)
