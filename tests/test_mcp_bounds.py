@@ -18,7 +18,14 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from symscope.core.index import Index
-from symscope.core.mcp_server import LIST_BUDGET, MAX_ID_CHARS, MAX_PATHS, RESULT_BUDGET, _echo, build_server
+from symscope.core.mcp_server import (
+    LIST_BUDGET,
+    MAX_ID_CHARS,
+    MAX_PATHS,
+    RESULT_BUDGET,
+    _echo,
+    build_server,
+)
 from symscope.core.tokens import count_tokens
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
