@@ -58,11 +58,33 @@ PLUGINS: tuple[tuple[str, str, str], ...] = (
     ("twilio", "TwilioKeyDetector", "Twilio key"),
     ("azure_storage_key", "AzureStorageKeyDetector", "Azure storage key"),
     ("square_oauth", "SquareOAuthDetector", "Square OAuth secret"),
+    ("discord", "DiscordBotTokenDetector", "Discord bot token"),
+    ("telegram_token", "TelegramBotTokenDetector", "Telegram bot token"),
+    ("mailchimp", "MailchimpDetector", "Mailchimp key"),
     ("basic_auth", "BasicAuthDetector", "password in a URL"),
     ("keyword", "KeywordDetector", "password or secret"),
     ("high_entropy_strings", "Base64HighEntropyString", "high-entropy secret"),
     ("high_entropy_strings", "HexHighEntropyString", "high-entropy secret"),
 )
+#: Documented formats detect-secrets 1.5 has no plugin for (or matches too narrowly), as
+#: (label in the marker, pattern); scanned right after the format plugins. A pattern with a
+#: group redacts that group only. Every repeat is bounded or ends the pattern, so a long line
+#: cannot make one backtrack.
+FORMATS: tuple[tuple[str, str], ...] = (
+    ("AWS access key",
+     r"(?i:aws)[\w.\-]{0,24}(?i:key|secret)[\w.\-]{0,24}[\"']?\s{0,8}(?::=|=>|[=:])\s{0,8}[\"'`]?"
+     r"([0-9A-Za-z/+]{40})(?![0-9A-Za-z/+=])"),
+    ("GitHub token", r"github_pat_[A-Za-z0-9_]{82}"),
+    ("OpenAI key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}"),
+    ("Anthropic key", r"sk-ant-[a-z]{2,8}[0-9]{0,3}-[A-Za-z0-9_\-]{32,}"),
+    ("npm token", r"(?<![A-Za-z0-9_])npm_(?=[A-Za-z]{0,35}[0-9])[A-Za-z0-9]{36}(?![A-Za-z0-9_])"),
+    ("Square access token", r"sq0atp-[A-Za-z0-9_\-]{22}"),
+    ("Square access token", r"(?<![A-Za-z0-9+/_\-])EAAA[A-Za-z0-9_\-]{56,96}(?![A-Za-z0-9+/=_\-])"),
+    ("Google API key", r"(?<![A-Za-z0-9_\-])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"),
+    ("Hugging Face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9_])"),
+)
+#: The `_Plugin.name` of the `FORMATS` rows.
+_OWN = "FORMATS"
 #: Plugins whose findings are filtered for false positives (the rest match exact formats).
 _GENERIC = frozenset({"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString"})
 _ENTROPY = frozenset({"Base64HighEntropyString", "HexHighEntropyString"})
@@ -75,6 +97,8 @@ _WINDOW = 4000
 _OVERLAP = 400
 #: Format detectors whose patterns capture the secret value in group 1 (the rest names it).
 _VALUE_GROUP = frozenset({"AWSKeyDetector", "BasicAuthDetector", "NpmDetector"})
+#: A config line's unquoted value (`KEY=value`, `key: value`): anchored, so it cannot backtrack far.
+_CONFIG_VALUE = re.compile(r"[ \t]*(?:export[ \t]+)?[\w.\-]+[ \t]*[=:][ \t]*([^\s'\"]{16,})[ \t]*$")
 #: A token's characters: a format match is widened over them (a longer token than the pattern's).
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-]*")
 #: A JWT's characters: its signature part, which the plugin's lazy pattern leaves out.
@@ -121,6 +145,8 @@ def _plugins() -> tuple[_Plugin, ...]:
 
     out: list[_Plugin] = []
     for module_name, name, label in PLUGINS:
+        if name in _GENERIC and not any(p.name == _OWN for p in out):
+            out.extend(_own_formats())
         try:
             cls = getattr(importlib.import_module(f"detect_secrets.plugins.{module_name}"), name)
         except (ImportError, AttributeError):  # a later detect-secrets moved it: scan with the others
@@ -128,6 +154,33 @@ def _plugins() -> tuple[_Plugin, ...]:
         detector: Any = cls()
         out.append(_Plugin(name, label, detector, _scanner(name, detector, ds_plugins)))
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _FormatDetector:
+    """A `FORMATS` row shaped like a detect-secrets format plugin (`denylist`, `secret_type`)."""
+
+    secret_type: str
+    denylist: tuple[re.Pattern[str], ...]
+
+
+def _own_formats() -> list[_Plugin]:
+    by_label: dict[str, list[re.Pattern[str]]] = {}
+    for label, pattern in FORMATS:
+        by_label.setdefault(label, []).append(re.compile(pattern))
+    return [_Plugin(_OWN, label, _FormatDetector(label, tuple(patterns)), None)  # type: ignore[arg-type]
+            for label, patterns in by_label.items()]
+
+
+def _is_config(filename: str) -> bool:
+    """A file of `key = value` or `key: value` lines, where values need no quotes (.env, YAML...)."""
+    from detect_secrets.util.filetype import FileType, determine_file_type
+
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if base == ".env" or base.startswith(".env.") or base.endswith(".env"):
+        return True
+    return determine_file_type(filename) in {
+        FileType.YAML, FileType.CONFIG, FileType.INI, FileType.PROPERTIES, FileType.TOML}
 
 
 def _scanner(name: str, detector: Any, ds_plugins: Any) -> Callable[[str, str], Iterator[str]] | None:
@@ -140,15 +193,25 @@ def _scanner(name: str, detector: Any, ds_plugins: Any) -> Callable[[str, str], 
         table = getattr(keyword, "REGEX_BY_FILETYPE", {})
         default = getattr(keyword, "QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP", None)
 
+        config = getattr(keyword, "CONFIG_DENYLIST_REGEX_TO_GROUP", default)
+
         def keywords(line: str, filename: str) -> Iterator[str]:
-            # What `KeywordDetector.analyze_line` does, minus its settings lookup.
-            regexes = table.get(determine_file_type(filename), default)
+            # What `KeywordDetector.analyze_line` does, minus its settings lookup, and with
+            # `.env` files read as config files (unquoted values).
+            regexes = config if _is_config(filename) else table.get(determine_file_type(filename), default)
             yield from detector.analyze_string(line, denylist_regex_to_group=regexes)
 
         return keywords
 
+    charset = frozenset(getattr(detector, "charset", ""))
+
     def entropic(line: str, filename: str) -> Iterator[str]:
-        for value in detector.analyze_string(line):
+        values = list(detector.analyze_string(line))
+        if _is_config(filename):  # `token: 8f7a...` needs no quotes in YAML or .env
+            m = _CONFIG_VALUE.match(line)
+            if m is not None and charset.issuperset(m.group(1)):
+                values.append(m.group(1))
+        for value in values:
             if detector.calculate_shannon_entropy(value) > detector.entropy_limit:
                 yield value
 
@@ -252,13 +315,15 @@ def _format_spans(plugin: _Plugin, text: str, lines: list[tuple[int, str]]) -> l
     patterns = [p for p in getattr(plugin.detector, "denylist", ()) if p.search(text)]
     if not patterns:
         return []
-    value_group = plugin.name in _VALUE_GROUP
+    value_group = plugin.name in _VALUE_GROUP or plugin.name == _OWN
     out: list[tuple[int, int]] = []
     for offset, line in lines:  # whole lines: these patterns do not backtrack
         for pattern in patterns:
             for m in pattern.finditer(line):
-                start, end = m.span(1) if value_group and pattern.groups and m.group(1) else m.span()
-                span = _widen(plugin, text, offset + start, offset + end)
+                grouped = bool(value_group and pattern.groups and m.group(1))
+                start, end = m.span(1) if grouped else m.span()
+                span = (offset + start, offset + end) if grouped else _widen(
+                    plugin, text, offset + start, offset + end)
                 if span is not None:
                     out.append(span)
     return out
@@ -358,3 +423,15 @@ def warm_up() -> None:
     _secret_name()
     _names()
     _false_positive_filters()
+
+
+def count_secrets(text: str, filename: str = "") -> int:
+    """How many secrets `redact` would replace in `text`: for a face that shows text exactly."""
+    return len(find_secrets(text, filename))
+
+
+def describe(findings: Collection[Finding]) -> str:
+    """`2 likely secrets (AWS access key, GitHub token)`: a count and the distinct types, in order."""
+    labels = ", ".join(dict.fromkeys(f.label for f in findings))
+    noun = "secret" if len(findings) == 1 else "secrets"
+    return f"{len(findings)} likely {noun} ({labels})"
