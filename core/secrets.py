@@ -83,6 +83,18 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("Google API key", r"(?<![A-Za-z0-9_\-])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"),
     ("Hugging Face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9_])"),
 )
+#: detect-secrets patterns that backtrack over one long run of their own characters (on a 1 MB
+#: line, minutes), rewritten to scan each run once: a match starts only where a run begins, or
+#: its repeats are bounded. On ordinary text they find what the plugin's own patterns find.
+_LINEAR: dict[str, tuple[str, ...]] = {
+    "OpenAIDetector": (r"(?<![A-Za-z0-9_\-])sk-[A-Za-z0-9_\-]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",),
+    "JwtTokenDetector": (r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]+=*\.eyJ[A-Za-z0-9_\-]+=*",),
+    "NpmDetector": (r"/:_authToken=[ \t]{0,16}(npm_[^\s'\"]+|[A-Fa-f0-9\-]{36})",),
+}
+#: How far a token or a JWT is widened past its pattern's match (the longest real ones are ~1 KB).
+_TAIL_MAX = 8192
+#: A key body line longer than this is not one (PEM lines are 64 characters).
+_KEY_LINE_MAX = 512
 #: The `_Plugin.name` of the `FORMATS` rows.
 _OWN = "FORMATS"
 #: Plugins whose findings are filtered for false positives (the rest match exact formats).
@@ -152,6 +164,8 @@ def _plugins() -> tuple[_Plugin, ...]:
         except (ImportError, AttributeError):  # a later detect-secrets moved it: scan with the others
             continue
         detector: Any = cls()
+        if name in _LINEAR:
+            detector.denylist = tuple(re.compile(p) for p in _LINEAR[name])
         out.append(_Plugin(name, label, detector, _scanner(name, detector, ds_plugins)))
     return tuple(out)
 
@@ -288,14 +302,21 @@ def _spans(
     out: list[tuple[int, int]] = []
     for offset, full_line in named:
         for shift, line in _windows(full_line):
-            for value in plugin.scan(line, filename):
+            if len(full_line) > _WINDOW and not _names().search(line.lower()):
+                continue  # a long line's window with no secret-sounding name holds no finding
+            base = offset + shift
+            # Entropy findings count after a secret-sounding name. The leftmost such
+            # assignment ends first, so one search per window says where they may start.
+            allowed = 0
+            if plugin.name in _ENTROPY:
+                first = _secret_name().search(line)
+                allowed = len(line) + 1 if first is None else first.end()
+            # Each value once: a window that repeats one value many times stays linear.
+            for value in dict.fromkeys(plugin.scan(line, filename)):
                 if not value or _filtered(plugin, value, line):
                     continue
-                base = offset + shift
-                for m in re.finditer(re.escape(value), line):
-                    if plugin.name in _ENTROPY and not _secret_name().search(line, 0, m.start()):
-                        continue
-                    out.append((base + m.start(), base + m.end()))
+                out.extend((base + m.start(), base + m.end())
+                           for m in re.finditer(re.escape(value), line) if m.start() >= allowed)
     return out
 
 
@@ -317,15 +338,22 @@ def _format_spans(plugin: _Plugin, text: str, lines: list[tuple[int, str]]) -> l
         return []
     value_group = plugin.name in _VALUE_GROUP or plugin.name == _OWN
     out: list[tuple[int, int]] = []
-    for offset, line in lines:  # whole lines: these patterns do not backtrack
+    covered = dict.fromkeys(patterns, -1)  # how far each pattern's last widening looked
+    for offset, line in lines:  # whole lines: these patterns do not backtrack (`_LINEAR`)
         for pattern in patterns:
             for m in pattern.finditer(line):
                 grouped = bool(value_group and pattern.groups and m.group(1))
                 start, end = m.span(1) if grouped else m.span()
-                span = (offset + start, offset + end) if grouped else _widen(
-                    plugin, text, offset + start, offset + end)
+                if offset + start < covered[pattern]:
+                    continue  # inside a secret already widened over, or a run already judged
+                if grouped:
+                    span: tuple[int, int] | None = (offset + start, offset + end)
+                    reach = offset + end
+                else:
+                    span, reach = _widen(plugin, text, offset + start, offset + end)
                 if span is not None:
                     out.append(span)
+                covered[pattern] = reach
     return out
 
 
@@ -333,34 +361,36 @@ def _filtered(plugin: _Plugin, value: str, line: str) -> bool:
     return any(f(value, line, plugin.detector) for f in _false_positive_filters())
 
 
-def _widen(plugin: _Plugin, text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The whole secret around a pattern's match: a key block, or a token's full tail."""
+def _widen(plugin: _Plugin, text: str, start: int, end: int) -> tuple[tuple[int, int] | None, int]:
+    """The whole secret around a pattern's match (a key block, a token's full tail), if it is one,
+    and how far it looked: a later match before there is part of the same run, already judged."""
     if plugin.name == "PrivateKeyDetector":
         while start > 0 and text[start - 1] == "-":
             start -= 1
         found = _KEY_END.search(text, end, end + 20_000)
         if found is not None:
-            return start, found.end()
+            return (start, found.end()), found.end()
         line_end = text.find("\n", end)
         end = len(text) if line_end < 0 else line_end
         while end < len(text):  # no END line: take the base64 body lines that follow
-            nxt = text.find("\n", end + 1)
-            nxt = len(text) if nxt < 0 else nxt
-            if not _KEY_BODY.match(text, end + 1, nxt):
+            nxt = text.find("\n", end + 1, end + 2 + _KEY_LINE_MAX)
+            nxt = (len(text) if len(text) - end <= _KEY_LINE_MAX + 1 else -1) if nxt < 0 else nxt
+            if nxt < 0 or not _KEY_BODY.match(text, end + 1, nxt):
                 break
             end = nxt
-        return start, end
-    if plugin.name == "JwtTokenDetector":  # its lazy pattern stops before the signature
-        tail = _JWT_TAIL.match(text, end)
+        return (start, end), end
+    if plugin.name == "JwtTokenDetector":  # its pattern stops before the signature
+        tail = _JWT_TAIL.match(text, end, end + _TAIL_MAX)
         whole = end if tail is None else tail.end()
         valid: Callable[[str], bool] = getattr(plugin.detector, "is_formally_valid")  # noqa: B009
         if valid(text[start:whole].rstrip(".")):
-            return start, whole
-        return (start, end) if valid(text[start:end].rstrip(".")) else None
+            return (start, whole), whole
+        return ((start, end) if valid(text[start:end].rstrip(".")) else None), whole
     if plugin.name in _VALUE_GROUP:
-        return start, end
-    tail = _TOKEN_TAIL.match(text, end)
-    return start, end if tail is None else tail.end()
+        return (start, end), end
+    tail = _TOKEN_TAIL.match(text, end, end + _TAIL_MAX)
+    end = end if tail is None else tail.end()
+    return (start, end), end
 
 
 def find_secrets(text: str, filename: str = "") -> list[Finding]:
@@ -387,10 +417,12 @@ def find_secrets(text: str, filename: str = "") -> list[Finding]:
             continue
         merged.append([start, end, rank, plugin])
     out: list[Finding] = []
+    line, counted = 1, 0
     for start, end, _, plugin in merged:
         secret = text[start:end]
+        line, counted = line + text.count("\n", counted, start), start  # in order: linear
         out.append(Finding(
-            start, end, text.count("\n", 0, start) + 1, plugin.detector.secret_type, plugin.label,
+            start, end, line, plugin.detector.secret_type, plugin.label,
             hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16],
         ))
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -230,3 +231,25 @@ def test_describe_names_each_type_once() -> None:
     text = f'a = "{AWS_KEY}"\nb = "{AWS_KEY[:-1]}Q"\ntoken = "{GITHUB_TOKEN}"\n'
     assert describe(find_secrets(text, "x.py")) == "3 likely secrets (AWS access key, GitHub token)"
     assert describe(find_secrets(f'a = "{AWS_KEY}"', "x.py")) == "1 likely secret (AWS access key)"
+
+
+@pytest.mark.parametrize("unit", [
+    "eyJ", "sk-", "//x", "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", 'token="8f7a6b5c4d3e2f1a0b9c" ',
+    'password="', "-----BEGIN RSA PRIVATE KEY-----",
+], ids=["jwt", "openai", "npmrc", "github", "entropy", "keyword", "private-key"])
+def test_one_long_line_costs_time_linear_in_its_length(unit: str) -> None:
+    """A run that made a detect-secrets pattern (or our widening) rescan the rest of the line at
+    every start. Eight times the text must cost about eight times as much, not sixty-four."""
+    find_secrets("warm up")
+
+    def cost(n: int) -> float:
+        text = (unit * (n // len(unit) + 1))[:n]
+        best = float("inf")
+        for _ in range(2):
+            began = time.perf_counter()
+            find_secrets(text, "x.py")
+            best = min(best, time.perf_counter() - began)
+        return best
+
+    ratio = cost(240_000) / cost(30_000)
+    assert ratio < 24, f"{ratio:.1f}x the time for 8x the text"
