@@ -288,6 +288,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
+    from symscope.core.secrets import describe, find_secrets
+
     with _open(args) as index:
         data = api.show(index, args.id)
     if args.json:
@@ -295,6 +297,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     else:
         source: str = data["source"]
         _out(source[:-1] if source.endswith("\n") else source)
+    found = find_secrets(data["source"], data["path"])  # shown exactly: the user's own terminal
+    if found:
+        print(f"symscope: note: this text holds {describe(found)}; bundles and MCP redact them",
+              file=sys.stderr)
     return 0
 
 

@@ -12,16 +12,23 @@ Two kinds of plugin are told apart:
 
 * Specific formats (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, PyPI, npm, ...
   tokens, private key blocks, JWTs, passwords in URLs): every match is redacted.
+  Documented formats no plugin knows (GitHub fine-grained tokens, Square access
+  tokens, Anthropic and Google keys...) are rows of one table, `FORMATS`; the
+  README's secrets table lists every type, and a test plants each one.
 * Generic ones: `KeywordDetector` (a quoted value assigned to `password`,
   `secret`, `api_key`...) and the high-entropy string detectors, the latter only
   in an assignment to a secret-sounding name (`token`, `password`, `secret`...),
-  since a random-looking string alone is more often a hash or a test vector. Both
+  since a random-looking string alone is more often a hash or a test vector. In
+  `.env` and YAML-like files values need no quotes, and are read without. Both
   pass through detect-secrets' own false-positive filters (templates like
   `{password}`, `$VAR`, `get_secret()`, UUIDs, sequences, ID fields).
 
 A private key is redacted from its `BEGIN` line through its `END` line. Each
 finding carries a fingerprint of the secret (a hash, never the text), so a front
 end can let the user keep a given one on purpose (`keep`).
+
+Every scan is linear in the text: a few plugin patterns that rescan a long run at
+every start are replaced (`_LINEAR`), and widening never re-reads a run.
 
 Importing `detect_secrets` costs 0.15-0.4 s (it pulls in `requests`), so this
 module imports it on first use (`warm_up` does it ahead of time).
@@ -58,11 +65,46 @@ PLUGINS: tuple[tuple[str, str, str], ...] = (
     ("twilio", "TwilioKeyDetector", "Twilio key"),
     ("azure_storage_key", "AzureStorageKeyDetector", "Azure storage key"),
     ("square_oauth", "SquareOAuthDetector", "Square OAuth secret"),
+    ("discord", "DiscordBotTokenDetector", "Discord bot token"),
+    ("telegram_token", "TelegramBotTokenDetector", "Telegram bot token"),
+    ("mailchimp", "MailchimpDetector", "Mailchimp key"),
     ("basic_auth", "BasicAuthDetector", "password in a URL"),
     ("keyword", "KeywordDetector", "password or secret"),
     ("high_entropy_strings", "Base64HighEntropyString", "high-entropy secret"),
     ("high_entropy_strings", "HexHighEntropyString", "high-entropy secret"),
 )
+#: Documented formats detect-secrets 1.5 has no plugin for (or matches too narrowly), as
+#: (label in the marker, pattern); scanned right after the format plugins. A pattern with a
+#: group redacts that group only. Every repeat is bounded or ends the pattern, so a long line
+#: cannot make one backtrack; each starts with its literal prefix (a boundary check follows it as
+#: a lookbehind), which keeps `re`'s fast prefix search: 50x faster than a leading lookbehind.
+FORMATS: tuple[tuple[str, str], ...] = (
+    ("AWS access key",
+     r"(?i:aws)[\w.\-]{0,24}(?i:key|secret)[\w.\-]{0,24}[\"']?\s{0,8}(?::=|=>|[=:])\s{0,8}[\"'`]?"
+     r"([0-9A-Za-z/+]{40})(?![0-9A-Za-z/+=])"),
+    ("GitHub token", r"github_pat_[A-Za-z0-9_]{82}"),
+    ("OpenAI key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}"),
+    ("Anthropic key", r"sk-ant-[a-z]{2,8}[0-9]{0,3}-[A-Za-z0-9_\-]{32,}"),
+    ("npm token", r"npm_(?<![A-Za-z0-9_]npm_)(?=[A-Za-z]{0,35}[0-9])[A-Za-z0-9]{36}(?![A-Za-z0-9_])"),
+    ("Square access token", r"sq0atp-[A-Za-z0-9_\-]{22}"),
+    ("Square access token", r"EAAA(?<![A-Za-z0-9+/_\-]EAAA)[A-Za-z0-9_\-]{56,96}(?![A-Za-z0-9+/=_\-])"),
+    ("Google API key", r"AIza(?<![A-Za-z0-9_\-]AIza)[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"),
+    ("Hugging Face token", r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z]{34}(?![A-Za-z0-9_])"),
+)
+#: detect-secrets patterns that backtrack over one long run of their own characters (on a 1 MB
+#: line, minutes), rewritten to scan each run once: a match starts only where a run begins, or
+#: its repeats are bounded. On ordinary text they find what the plugin's own patterns find.
+_LINEAR: dict[str, tuple[str, ...]] = {
+    "OpenAIDetector": (r"sk-(?<![A-Za-z0-9_\-]sk-)[A-Za-z0-9_\-]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",),
+    "JwtTokenDetector": (r"eyJ(?<![A-Za-z0-9_\-]eyJ)[A-Za-z0-9_\-]+=*\.eyJ[A-Za-z0-9_\-]+=*",),
+    "NpmDetector": (r"/:_authToken=[ \t]{0,16}(npm_[^\s'\"]+|[A-Fa-f0-9\-]{36})",),
+}
+#: How far a token or a JWT is widened past its pattern's match (the longest real ones are ~1 KB).
+_TAIL_MAX = 8192
+#: A key body line longer than this is not one (PEM lines are 64 characters).
+_KEY_LINE_MAX = 512
+#: The `_Plugin.name` of the `FORMATS` rows.
+_OWN = "FORMATS"
 #: Plugins whose findings are filtered for false positives (the rest match exact formats).
 _GENERIC = frozenset({"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString"})
 _ENTROPY = frozenset({"Base64HighEntropyString", "HexHighEntropyString"})
@@ -75,6 +117,8 @@ _WINDOW = 4000
 _OVERLAP = 400
 #: Format detectors whose patterns capture the secret value in group 1 (the rest names it).
 _VALUE_GROUP = frozenset({"AWSKeyDetector", "BasicAuthDetector", "NpmDetector"})
+#: A config line's unquoted value (`KEY=value`, `key: value`): anchored, so it cannot backtrack far.
+_CONFIG_VALUE = re.compile(r"[ \t]*(?:export[ \t]+)?[\w.\-]+[ \t]*[=:][ \t]*([^\s'\"]{16,})[ \t]*$")
 #: A token's characters: a format match is widened over them (a longer token than the pattern's).
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-]*")
 #: A JWT's characters: its signature part, which the plugin's lazy pattern leaves out.
@@ -121,13 +165,44 @@ def _plugins() -> tuple[_Plugin, ...]:
 
     out: list[_Plugin] = []
     for module_name, name, label in PLUGINS:
+        if name in _GENERIC and not any(p.name == _OWN for p in out):
+            out.extend(_own_formats())
         try:
             cls = getattr(importlib.import_module(f"detect_secrets.plugins.{module_name}"), name)
         except (ImportError, AttributeError):  # a later detect-secrets moved it: scan with the others
             continue
         detector: Any = cls()
+        if name in _LINEAR:
+            detector.denylist = tuple(re.compile(p) for p in _LINEAR[name])
         out.append(_Plugin(name, label, detector, _scanner(name, detector, ds_plugins)))
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _FormatDetector:
+    """A `FORMATS` row shaped like a detect-secrets format plugin (`denylist`, `secret_type`)."""
+
+    secret_type: str
+    denylist: tuple[re.Pattern[str], ...]
+
+
+def _own_formats() -> list[_Plugin]:
+    by_label: dict[str, list[re.Pattern[str]]] = {}
+    for label, pattern in FORMATS:
+        by_label.setdefault(label, []).append(re.compile(pattern))
+    return [_Plugin(_OWN, label, _FormatDetector(label, tuple(patterns)), None)  # type: ignore[arg-type]
+            for label, patterns in by_label.items()]
+
+
+def _is_config(filename: str) -> bool:
+    """A file of `key = value` or `key: value` lines, where values need no quotes (.env, YAML...)."""
+    from detect_secrets.util.filetype import FileType, determine_file_type
+
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if base == ".env" or base.startswith(".env.") or base.endswith(".env"):
+        return True
+    return determine_file_type(filename) in {
+        FileType.YAML, FileType.CONFIG, FileType.INI, FileType.PROPERTIES, FileType.TOML}
 
 
 def _scanner(name: str, detector: Any, ds_plugins: Any) -> Callable[[str, str], Iterator[str]] | None:
@@ -140,15 +215,25 @@ def _scanner(name: str, detector: Any, ds_plugins: Any) -> Callable[[str, str], 
         table = getattr(keyword, "REGEX_BY_FILETYPE", {})
         default = getattr(keyword, "QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP", None)
 
+        config = getattr(keyword, "CONFIG_DENYLIST_REGEX_TO_GROUP", default)
+
         def keywords(line: str, filename: str) -> Iterator[str]:
-            # What `KeywordDetector.analyze_line` does, minus its settings lookup.
-            regexes = table.get(determine_file_type(filename), default)
+            # What `KeywordDetector.analyze_line` does, minus its settings lookup, and with
+            # `.env` files read as config files (unquoted values).
+            regexes = config if _is_config(filename) else table.get(determine_file_type(filename), default)
             yield from detector.analyze_string(line, denylist_regex_to_group=regexes)
 
         return keywords
 
+    charset = frozenset(getattr(detector, "charset", ""))
+
     def entropic(line: str, filename: str) -> Iterator[str]:
-        for value in detector.analyze_string(line):
+        values = list(detector.analyze_string(line))
+        if _is_config(filename):  # `token: 8f7a...` needs no quotes in YAML or .env
+            m = _CONFIG_VALUE.match(line)
+            if m is not None and charset.issuperset(m.group(1)):
+                values.append(m.group(1))
+        for value in values:
             if detector.calculate_shannon_entropy(value) > detector.entropy_limit:
                 yield value
 
@@ -225,14 +310,21 @@ def _spans(
     out: list[tuple[int, int]] = []
     for offset, full_line in named:
         for shift, line in _windows(full_line):
-            for value in plugin.scan(line, filename):
+            if len(full_line) > _WINDOW and not _names().search(line.lower()):
+                continue  # a long line's window with no secret-sounding name holds no finding
+            base = offset + shift
+            # Entropy findings count after a secret-sounding name. The leftmost such
+            # assignment ends first, so one search per window says where they may start.
+            allowed = 0
+            if plugin.name in _ENTROPY:
+                first = _secret_name().search(line)
+                allowed = len(line) + 1 if first is None else first.end()
+            # Each value once: a window that repeats one value many times stays linear.
+            for value in dict.fromkeys(plugin.scan(line, filename)):
                 if not value or _filtered(plugin, value, line):
                     continue
-                base = offset + shift
-                for m in re.finditer(re.escape(value), line):
-                    if plugin.name in _ENTROPY and not _secret_name().search(line, 0, m.start()):
-                        continue
-                    out.append((base + m.start(), base + m.end()))
+                out.extend((base + m.start(), base + m.end())
+                           for m in re.finditer(re.escape(value), line) if m.start() >= allowed)
     return out
 
 
@@ -252,15 +344,24 @@ def _format_spans(plugin: _Plugin, text: str, lines: list[tuple[int, str]]) -> l
     patterns = [p for p in getattr(plugin.detector, "denylist", ()) if p.search(text)]
     if not patterns:
         return []
-    value_group = plugin.name in _VALUE_GROUP
+    value_group = plugin.name in _VALUE_GROUP or plugin.name == _OWN
     out: list[tuple[int, int]] = []
-    for offset, line in lines:  # whole lines: these patterns do not backtrack
+    covered = dict.fromkeys(patterns, -1)  # how far each pattern's last widening looked
+    for offset, line in lines:  # whole lines: these patterns do not backtrack (`_LINEAR`)
         for pattern in patterns:
             for m in pattern.finditer(line):
-                start, end = m.span(1) if value_group and pattern.groups and m.group(1) else m.span()
-                span = _widen(plugin, text, offset + start, offset + end)
+                grouped = bool(value_group and pattern.groups and m.group(1))
+                start, end = m.span(1) if grouped else m.span()
+                if offset + start < covered[pattern]:
+                    continue  # inside a secret already widened over, or a run already judged
+                if grouped:
+                    span: tuple[int, int] | None = (offset + start, offset + end)
+                    reach = offset + end
+                else:
+                    span, reach = _widen(plugin, text, offset + start, offset + end)
                 if span is not None:
                     out.append(span)
+                covered[pattern] = reach
     return out
 
 
@@ -268,34 +369,36 @@ def _filtered(plugin: _Plugin, value: str, line: str) -> bool:
     return any(f(value, line, plugin.detector) for f in _false_positive_filters())
 
 
-def _widen(plugin: _Plugin, text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The whole secret around a pattern's match: a key block, or a token's full tail."""
+def _widen(plugin: _Plugin, text: str, start: int, end: int) -> tuple[tuple[int, int] | None, int]:
+    """The whole secret around a pattern's match (a key block, a token's full tail), if it is one,
+    and how far it looked: a later match before there is part of the same run, already judged."""
     if plugin.name == "PrivateKeyDetector":
         while start > 0 and text[start - 1] == "-":
             start -= 1
         found = _KEY_END.search(text, end, end + 20_000)
         if found is not None:
-            return start, found.end()
+            return (start, found.end()), found.end()
         line_end = text.find("\n", end)
         end = len(text) if line_end < 0 else line_end
         while end < len(text):  # no END line: take the base64 body lines that follow
-            nxt = text.find("\n", end + 1)
-            nxt = len(text) if nxt < 0 else nxt
-            if not _KEY_BODY.match(text, end + 1, nxt):
+            nxt = text.find("\n", end + 1, end + 2 + _KEY_LINE_MAX)
+            nxt = (len(text) if len(text) - end <= _KEY_LINE_MAX + 1 else -1) if nxt < 0 else nxt
+            if nxt < 0 or not _KEY_BODY.match(text, end + 1, nxt):
                 break
             end = nxt
-        return start, end
-    if plugin.name == "JwtTokenDetector":  # its lazy pattern stops before the signature
-        tail = _JWT_TAIL.match(text, end)
+        return (start, end), end
+    if plugin.name == "JwtTokenDetector":  # its pattern stops before the signature
+        tail = _JWT_TAIL.match(text, end, end + _TAIL_MAX)
         whole = end if tail is None else tail.end()
         valid: Callable[[str], bool] = getattr(plugin.detector, "is_formally_valid")  # noqa: B009
         if valid(text[start:whole].rstrip(".")):
-            return start, whole
-        return (start, end) if valid(text[start:end].rstrip(".")) else None
+            return (start, whole), whole
+        return ((start, end) if valid(text[start:end].rstrip(".")) else None), whole
     if plugin.name in _VALUE_GROUP:
-        return start, end
-    tail = _TOKEN_TAIL.match(text, end)
-    return start, end if tail is None else tail.end()
+        return (start, end), end
+    tail = _TOKEN_TAIL.match(text, end, end + _TAIL_MAX)
+    end = end if tail is None else tail.end()
+    return (start, end), end
 
 
 def find_secrets(text: str, filename: str = "") -> list[Finding]:
@@ -322,10 +425,12 @@ def find_secrets(text: str, filename: str = "") -> list[Finding]:
             continue
         merged.append([start, end, rank, plugin])
     out: list[Finding] = []
+    line, counted = 1, 0
     for start, end, _, plugin in merged:
         secret = text[start:end]
+        line, counted = line + text.count("\n", counted, start), start  # in order: linear
         out.append(Finding(
-            start, end, text.count("\n", 0, start) + 1, plugin.detector.secret_type, plugin.label,
+            start, end, line, plugin.detector.secret_type, plugin.label,
             hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16],
         ))
     return out
@@ -358,3 +463,15 @@ def warm_up() -> None:
     _secret_name()
     _names()
     _false_positive_filters()
+
+
+def count_secrets(text: str, filename: str = "") -> int:
+    """How many secrets `redact` would replace in `text`: for a face that shows text exactly."""
+    return len(find_secrets(text, filename))
+
+
+def describe(findings: Collection[Finding]) -> str:
+    """`2 likely secrets (AWS access key, GitHub token)`: a count and the distinct types, in order."""
+    labels = ", ".join(dict.fromkeys(f.label for f in findings))
+    noun = "secret" if len(findings) == 1 else "secrets"
+    return f"{len(findings)} likely {noun} ({labels})"

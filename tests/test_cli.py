@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import WriteRepo
+
 SEARCH_KEYS = {"id", "name", "qualname", "kind", "language", "path", "start_line", "end_line",
                "signature", "tokens", "score"}
 
@@ -68,6 +70,21 @@ def test_show_prints_exact_source(sample_repo: Path) -> None:
     data = json.loads(run("show", "lib/errors.py::handle_error#function", "--repo", str(sample_repo), "--json").stdout)
     assert set(data) == (SEARCH_KEYS - {"score"}) | {"docstring", "source"}
     assert data["source"] == out.stdout.rstrip("\n")
+
+
+def test_show_stays_exact_and_notes_secrets_on_stderr(write_repo: WriteRepo) -> None:
+    from tests.test_secrets import AWS_KEY, GITHUB_TOKEN
+
+    root = write_repo({"config.py": f'def client():\n    key = "{AWS_KEY}"\n    token = "{GITHUB_TOKEN}"\n'
+                                    "    return key, token\n\n\ndef plain():\n    return 1\n"})
+    for extra in ([], ["--json"]):
+        out = run("show", "config.py::client#function", "--repo", str(root), *extra)
+        assert out.returncode == 0, out.stderr
+        assert AWS_KEY in out.stdout and GITHUB_TOKEN in out.stdout and "«redacted" not in out.stdout
+        assert out.stderr == ("symscope: note: this text holds 2 likely secrets (AWS access key, GitHub token); "
+                              "bundles and MCP redact them\n")
+    plain = run("show", "config.py::plain#function", "--repo", str(root))
+    assert plain.returncode == 0 and plain.stdout == "def plain():\n    return 1\n" and plain.stderr == ""
 
 
 def test_outline_file_and_dir(sample_repo: Path) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,8 +12,17 @@ import pytest
 
 from symscope.core.bundle import build_bundle
 from symscope.core.index import Index
-from symscope.core.secrets import find_secrets, marker, redact
+from symscope.core.secrets import (
+    FORMATS,
+    PLUGINS,
+    count_secrets,
+    describe,
+    find_secrets,
+    marker,
+    redact,
+)
 from symscope.core.tokens import count_tokens
+from tests.planted_secrets import SAMPLES, plant
 
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -146,3 +157,99 @@ def test_scanning_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(socket, "create_connection", refuse)
     text = f'aws = "{AWS_KEY}"\naws_secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"\ntoken = "{GITHUB_TOKEN}"\n'
     assert len(find_secrets(text, "x.py")) == 3
+
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def readme_secret_rows() -> dict[str, str]:
+    """{key type: marker label} from the table under the README's `### Secrets` heading."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n### Secrets\n", 1)[1]
+    section = re.split(r"\n#{1,3} ", section, maxsplit=1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]  # after header, rule
+    out: dict[str, str] = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        out[cells[0]] = cells[-1].strip("`")
+    return out
+
+
+def test_the_readme_table_names_every_planted_type_and_every_marker() -> None:
+    rows = readme_secret_rows()
+    assert len(rows) >= 25
+    assert set(rows) == {s.row for s in SAMPLES}
+    labels = {label for *_, label in PLUGINS} | {label for label, _ in FORMATS}
+    assert set(rows.values()) == labels
+
+
+@pytest.mark.parametrize("row", sorted(readme_secret_rows()))
+def test_every_readme_row_is_redacted_in_every_context(row: str) -> None:
+    label = readme_secret_rows()[row]
+    samples = [s for s in SAMPLES if s.row == row]
+    assert samples, f"no planted example of {row!r}"
+    for sample in samples:
+        for where in sample.where:
+            filename, text = plant(sample, where)
+            cleaned, found = redact(text, filename)
+            leaked = [h for h in sample.hidden() if h in cleaned]
+            assert not leaked, f"{row} in {where}: {leaked[0][:30]}… survived"
+            assert [f.label for f in found] == [label], (row, where)
+            assert marker(label) in cleaned
+            assert count_secrets(text, filename) == 1
+
+
+def test_unquoted_config_values_count_only_after_a_secret_name() -> None:
+    env = ("BUILD_SHA=8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a\n"
+           "API_TOKEN=8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a\n"
+           "DATABASE_PASSWORD=${DB_PASSWORD}\n"
+           "TOKEN_URL=https://auth.example.com/oauth2/token\n")
+    assert [(f.line, f.label) for f in find_secrets(env, "deploy/.env")] == [(2, "high-entropy secret")]
+    yaml = "image:\n  digest: 3b1f0c9e8d7a6b5c4d3e2f1a0b9c8d7e\n  password: {{ vault_password }}\n"
+    assert find_secrets(yaml, "values.yaml") == []
+
+
+def test_ordinary_code_has_no_false_positives() -> None:
+    """The project's own engine, UI and sample repo: hashes, UUIDs, test vectors, no secrets."""
+    files = [p for d in ("core", "tui", "tests/fixtures/sample_repo") for p in (PROJECT / d).rglob("*")
+             if p.suffix in {".py", ".js", ".go", ".scm", ".tcss", ".md"}]
+    assert len(files) > 30
+    found = {str(p.relative_to(PROJECT)): find_secrets(p.read_text(encoding="utf-8"), p.name) for p in files}
+    assert {path: f for path, f in found.items() if f} == {}
+    vectors = (
+        'SHA1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"\n'
+        'REQUEST_ID = "123e4567-e89b-12d3-a456-426614174000"\n'
+        'EXPECTED = "SGVsbG8sIHdvcmxkISBUaGlzIGlzIGEgdGVzdCB2ZWN0b3Iu"\n'
+        "const integrity = 'sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==';\n"
+        'github_pat_label = "GitHub fine-grained personal access token"\n'
+    )
+    assert find_secrets(vectors, "vectors.py") == []
+
+
+def test_describe_names_each_type_once() -> None:
+    text = f'a = "{AWS_KEY}"\nb = "{AWS_KEY[:-1]}Q"\ntoken = "{GITHUB_TOKEN}"\n'
+    assert describe(find_secrets(text, "x.py")) == "3 likely secrets (AWS access key, GitHub token)"
+    assert describe(find_secrets(f'a = "{AWS_KEY}"', "x.py")) == "1 likely secret (AWS access key)"
+
+
+@pytest.mark.parametrize("unit", [
+    "eyJ", "sk-", "//x", "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", 'token="8f7a6b5c4d3e2f1a0b9c" ',
+    'password="', "-----BEGIN RSA PRIVATE KEY-----",
+], ids=["jwt", "openai", "npmrc", "github", "entropy", "keyword", "private-key"])
+def test_one_long_line_costs_time_linear_in_its_length(unit: str) -> None:
+    """A run that made a detect-secrets pattern (or our widening) rescan the rest of the line at
+    every start. Eight times the text must cost about eight times as much, not sixty-four."""
+    find_secrets("warm up")
+
+    def cost(n: int) -> float:
+        text = (unit * (n // len(unit) + 1))[:n]
+        best = float("inf")
+        for _ in range(2):
+            began = time.perf_counter()
+            find_secrets(text, "x.py")
+            best = min(best, time.perf_counter() - began)
+        return best
+
+    ratio = cost(240_000) / cost(30_000)
+    assert ratio < 24, f"{ratio:.1f}x the time for 8x the text"
