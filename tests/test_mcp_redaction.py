@@ -221,3 +221,38 @@ async def test_a_cut_symbol_is_redacted_before_the_cut(tmp_path: Path) -> None:
     assert "[cut: big.py::huge#function" in text and "value_300 = " in text
     assert [line for line in body if line in text] == []
     assert meta["symscope/redacted"] == _markers(text) == 1
+
+
+async def test_every_readme_key_type_is_redacted_by_get_symbols_and_search(tmp_path: Path) -> None:
+    """The README's secrets table, walked through the MCP path an agent takes: search, then fetch."""
+    from tests.planted_secrets import SAMPLES, plant
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    samples = [s for s in SAMPLES if "py" in s.where]
+    assert {s.row for s in samples} == {s.row for s in SAMPLES}  # every row has a Python plant
+    for n, sample in enumerate(samples):
+        _, text = plant(sample, "py")
+        (root / f"settings_{n}.py").write_text(text)
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    try:
+        ids = [sym.id for f in ix.files() for sym in ix.store.file_symbols(f.path)]
+        async with Client(build_server(ix)) as client:
+            texts: list[str] = []
+            redacted = 0
+            for start in range(0, len(ids), 20):
+                result = await client.call_tool("get_symbols", {"ids": ids[start:start + 20]})
+                assert not result.is_error
+                texts.append(_text(result))
+                redacted += (result.meta or {}).get("symscope/redacted", 0)
+            for sample in samples:
+                found = await client.call_tool("search_symbols", {"query": sample.name, "limit": 50})
+                texts.append(_text(found))
+        whole = "\n".join(texts)
+        for sample in samples:
+            leaked = [h for h in sample.hidden() if h in whole]
+            assert not leaked, f"{sample.row}: {leaked[0][:30]}… reached the agent"
+        assert redacted >= len(samples)
+    finally:
+        ix.close()
