@@ -478,9 +478,12 @@ async def test_first_index_shows_progress_and_stays_responsive(
                     break
                 await pilot.pause(0.05)
             assert reached.is_set()
-            await pilot.pause(0.1)
-            assert app.indexing and app.query_one("#progress").display
             bar = app.query_one(ProgressBar)
+            for _ in range(100):  # the progress message crosses from the worker: wait, not a fixed pause
+                if bar.progress == 3 and bar.total is not None:
+                    break
+                await pilot.pause(0.05)
+            assert app.indexing and app.query_one("#progress").display
             assert bar.total == len(index.files()) or bar.total == 10
             assert bar.progress == 3
             assert "Indexing 3/10" in str(app.query_one("#progress-label").render())
