@@ -32,6 +32,23 @@ Job = tuple[str, str, int, str]
 """(repo-relative path, absolute path, mtime_ns, language name) of one file."""
 
 
+#: The warning multiprocessing's resource tracker prints when a process that ended mid-index
+#: (a signal, a client gone) left the pool's semaphores for it to remove. It removes them, so
+#: nothing leaks; the line would only reach the user's terminal as noise.
+_TRACKER_WARNING = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _quiet_resource_tracker() -> None:
+    """Start the resource tracker (a child process) with its clean-up warning silenced.
+
+    The tracker takes its warning filters from this interpreter's `-W` options
+    (`sys.warnoptions`) when it starts, which is at the first pool; this process's own
+    filters are unchanged.
+    """
+    if _TRACKER_WARNING not in sys.warnoptions:
+        sys.warnoptions.append(_TRACKER_WARNING)
+
+
 class ParserPool:
     """Worker processes that turn files into index rows.
 
@@ -45,6 +62,7 @@ class ParserPool:
     """
 
     def __init__(self, workers: int) -> None:
+        _quiet_resource_tracker()
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
         self.workers = workers

@@ -347,3 +347,32 @@ def test_a_signal_while_workers_start_stops_the_server_without_a_traceback(
     assert "Traceback" not in err and "Error" not in err, err
     assert err.rstrip().endswith("symscope mcp: stopped")
     _intact(tmp_path / "idx", repo)
+
+
+def test_a_process_ending_mid_index_prints_no_resource_tracker_warning(tmp_path: Path) -> None:
+    """A server killed while its spawned parser pool runs leaves the pool's semaphores to
+    multiprocessing's resource tracker, which removes them; its warning must not reach the
+    user's terminal (it did, as 'leaked semaphore objects', after a SIGTERM mid-reindex)."""
+    script = tmp_path / "end_mid_index.py"
+    script.write_text(textwrap.dedent("""
+        import os, sys, threading, time
+        from symscope.core import workers
+
+        if __name__ == "__main__":
+            if sys.argv[1] == "unguarded":
+                workers._quiet_resource_tracker = lambda: None
+            # a live thread makes the pool spawn, as in the MCP server and the app
+            threading.Thread(target=lambda: time.sleep(30), daemon=True).start()
+            pool = workers.ParserPool(2)
+            [f.result() for f in pool._started]
+            os._exit(0)  # ends without closing the pool, as a signal or a lost client does
+    """))
+
+    def stderr_of(mode: str) -> str:
+        done = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path)
+        time.sleep(1.0)  # the tracker outlives its parent briefly; its pipe closes when it ends
+        return done.stderr
+
+    assert "leaked semaphore" in stderr_of("unguarded")  # the check can fail
+    assert stderr_of("guarded") == ""
