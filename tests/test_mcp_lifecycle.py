@@ -345,7 +345,9 @@ def test_a_signal_while_workers_start_stops_the_server_without_a_traceback(
     err = proc.stderr.read() if proc.stderr else ""
     assert proc.returncode == 0, err
     assert "Traceback" not in err and "Error" not in err, err
-    assert err.rstrip().endswith("symscope mcp: stopped")
+    # Stopped by the normal path, or by the grace exit when a step that cannot check for
+    # cancellation (parser processes starting on a loaded machine) outlasted EXIT_GRACE.
+    assert err.rstrip().splitlines()[-1].startswith("symscope mcp: stopped"), err
     _intact(tmp_path / "idx", repo)
 
 
