@@ -186,3 +186,14 @@ def test_vectors_made_under_other_settings_are_neither_used_nor_reused(
     monkeypatch.setattr(semantic, "current", lambda: RankSettings(doc_chars=DEFAULTS.doc_chars + 1))
     assert semantic._load(path) is None
     assert not semantic.DenseIndex(path, ["a.py::f#function"]).has.any()
+
+
+def test_index_levers_are_exactly_those_the_parser_processes_read() -> None:
+    """A lever read while terms are made, but missing from INDEX_LEVERS, would let an index
+    built with it off answer default searches."""
+    import re
+
+    from symscope.core import ingest
+
+    source = Path(ingest.__file__).read_text(encoding="utf-8")
+    assert set(re.findall(r'levers\.on\("(\w+)"\)', source)) == INDEX_LEVERS
