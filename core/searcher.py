@@ -29,7 +29,7 @@ from symscope.core.errors import BadQueryError, StaleSettingsError
 from symscope.core.models import CALLABLE_KINDS, SearchHit
 from symscope.core.pathnames import escape_controls
 from symscope.core.rank import BM25Builder, SparseBM25, load_ranker, save_ranker
-from symscope.core.settings import DEFAULTS, current
+from symscope.core.settings import DEFAULTS, current, terms_match
 from symscope.core.store import Store
 from symscope.core.terms import (
     ABBREVIATIONS,
@@ -262,7 +262,7 @@ class Searcher:
         stored = self.store.get_meta("fingerprint")
         if self.store.get_meta("indexed_at") is None or stored is None:
             return  # never completed: nothing to mistake for a default index
-        if stored.rpartition("-")[2] != current().fingerprint("index"):
+        if not terms_match(stored):
             raise StaleSettingsError(
                 "the index was built with other search settings (SYMSCOPE_SEARCH_OFF); "
                 "run `symscope index` to rebuild it")

@@ -162,5 +162,11 @@ def index_fingerprint(extractor: str) -> str:
     return f"{extractor}-{current().fingerprint('index')}"
 
 
+def terms_match(recorded: str) -> bool:
+    """Whether an index that recorded `recorded` (an `index_fingerprint`) stored its terms under
+    the settings in use, whatever its extractor."""
+    return recorded.rpartition("-")[2] == current().fingerprint("index")
+
+
 __all__ = ["DEFAULTS", "INDEX_LEVERS", "RANKER_VERSION", "RankSettings", "UnknownLeverError", "current",
-           "index_fingerprint"]
+           "index_fingerprint", "terms_match"]
