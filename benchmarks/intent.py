@@ -29,8 +29,10 @@ from benchmarks import SEARCH_LIMIT, STUDY_QUERIES
 from benchmarks.metrics import MRR_CUTOFF, LineSpan, QueryScore, score_query, summarize_quality
 from benchmarks.payload import symbol_workflow
 from symscope.core import levers
+from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import SearchHit, Symbol
+from symscope.core.settings import INDEX_LEVERS, current
 
 INTENT_FILE = Path(__file__).with_name("intent_queries.json")
 STYLES = ("intent", "config", "exact")
@@ -115,8 +117,8 @@ def _summary(scores: Sequence[QueryScore], tokens: Sequence[int]) -> dict[str, A
             "mrr": round(s.mrr, 3), "tokens_per_query": round(statistics.fmean(tokens)) if tokens else None}
 
 
-#: Levers that change what is indexed: turning one off needs an index of its own.
-INDEX_LEVERS = frozenset({"literals", "callees", "members"})
+#: Levers that change what is indexed (`settings.INDEX_LEVERS`): turning one off needs an
+#: index of its own, or every switch would re-parse the repo.
 
 
 def open_index(corpora: Path, cache_dir: Path, repo: str) -> tuple[Index, dict[str, Any]]:
@@ -248,6 +250,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--hybrid", action="store_true",
                    help="embed library symbols first (needs the `semantic` extra): BM25 + embeddings")
     p.add_argument("-v", "--verbose", action="store_true")
+    try:
+        current()  # SYMSCOPE_SEARCH_OFF names real levers (a typo would measure the defaults)
+    except SymscopeError as exc:
+        p.error(str(exc))
     args = p.parse_args(argv)
 
     _, queries = load_intent_queries()

@@ -62,6 +62,10 @@ class StaleSymbolError(SymscopeError):
     """The symbol's file changed since it was indexed, so its bytes cannot be trusted."""
 
 
+class StaleSettingsError(SymscopeError):
+    """The index's stored search terms were built under other search settings; index again."""
+
+
 class BadQueryError(SymscopeError):
     """The search query is empty or otherwise unusable."""
 

@@ -46,6 +46,7 @@ from symscope.core.models import (
 )
 from symscope.core.pathnames import escape_controls, escape_name, fs_path
 from symscope.core.searcher import Searcher
+from symscope.core.settings import current, index_fingerprint
 from symscope.core.store import Store, intact
 
 if TYPE_CHECKING:
@@ -97,7 +98,9 @@ class Index:
         Raises:
             NotARepoError: `root` is missing or not a directory.
             IndexCorruptError: the index exists but cannot be read.
+            UnknownLeverError: `SYMSCOPE_SEARCH_OFF` names no lever (said before anything is touched).
         """
+        current()
         path = Path(root).expanduser()
         if not path.exists():
             raise NotARepoError(f"no such directory: {root}")
@@ -135,10 +138,11 @@ class Index:
 
     @property
     def is_built(self) -> bool:
-        """True once an `update()` has completed with this version's extractor and tokenizer."""
+        """True once an `update()` has completed with this version's extractor and tokenizer,
+        under the search settings in use (a lever that changes stored terms needs a rebuild)."""
         return (
             self.store.get_meta("indexed_at") is not None
-            and self.store.get_meta("fingerprint") == extractor_fingerprint()
+            and self.store.get_meta("fingerprint") == index_fingerprint(extractor_fingerprint())
         )
 
     # -- building -------------------------------------------------------------

@@ -20,6 +20,7 @@ from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import FileResult, IndexProgress, IndexReport, SkippedFile
 from symscope.core.pathnames import escape_name
 from symscope.core.rank import BM25Builder
+from symscope.core.settings import index_fingerprint
 from symscope.core.store import Store
 
 if TYPE_CHECKING:
@@ -104,9 +105,9 @@ class Indexer:
         if rebuild:
             self.store.repair_schema()
         started = time.perf_counter()
-        fingerprint = extractor_fingerprint()
+        fingerprint = index_fingerprint(extractor_fingerprint())
         if self.store.get_meta("fingerprint") != fingerprint:
-            rebuild = True  # queries or tokenizer changed since this index was built
+            rebuild = True  # queries, tokenizer or term settings changed since this index was built
         known = self.store.file_stats()
         workers = processes if processes is not None else (os.cpu_count() or 1)
         early = None

@@ -11,6 +11,7 @@ from symscope.core.languages import language_by_name
 from symscope.core.models import CALLABLE_KINDS, FileRecord, FileResult, Symbol
 from symscope.core.parse import extract
 from symscope.core.pathnames import fs_parts
+from symscope.core.settings import DEFAULTS
 from symscope.core.terms import (
     body_terms,
     callee_terms,
@@ -21,10 +22,10 @@ from symscope.core.terms import (
 from symscope.core.walk import content_problem
 
 #: Body identifiers beyond this many distinct terms add noise, not recall.
-MAX_BODY_TERMS = 300
+MAX_BODY_TERMS = DEFAULTS.max_body_terms
 #: Distinct numbers, and distinct called names, kept per body.
-MAX_LITERALS = 20
-MAX_CALLEES = 60
+MAX_LITERALS = DEFAULTS.max_literals
+MAX_CALLEES = DEFAULTS.max_callees
 #: What `\s` matches in bytes: removed before hashing, so re-indented copies compare equal.
 _WHITESPACE = b" \t\n\r\x0b\x0c"
 
@@ -54,12 +55,12 @@ def symbol_terms(
     if members:
         body += list(dict.fromkeys(t for m in members for t in identifier_terms(m.name)))
     return [
-        *name * 4,
-        *identifier_terms(prefix) * 2,
+        *name * DEFAULTS.name_weight,
+        *identifier_terms(prefix) * DEFAULTS.qualifier_weight,
         sym.kind,
         *path_terms,
         *identifier_terms(sym.signature, drop_keywords=True),
-        *prose_terms(sym.docstring) * 2,
+        *prose_terms(sym.docstring) * DEFAULTS.doc_weight,
         *body,
     ]
 

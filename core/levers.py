@@ -2,7 +2,9 @@
 
 Every lever is on by default. `SYMSCOPE_SEARCH_OFF=fold,priors` (a comma-separated
 list, read once at import, so parser processes see the same set) turns some off;
-`benchmarks/intent.py --off` sets it. Nothing else should need it.
+`benchmarks/intent.py --off` sets it. Nothing else should need it. A name that is no
+lever is an error (`settings.current()`). `settings.RankSettings` holds the levers with
+the ranking constants, and its fingerprint keys every cache derived from an index.
 """
 
 from __future__ import annotations
@@ -39,9 +41,11 @@ LEVERS = frozenset({
     "thesaurus",  # everyday words add the code words they mean (`ajax` -> `xhr`), weaker
 })
 
-OFF: frozenset[str] = frozenset(
-    w.strip() for w in os.environ.get("SYMSCOPE_SEARCH_OFF", "").split(",") if w.strip() in LEVERS
-)
+_NAMES = frozenset(w.strip() for w in os.environ.get("SYMSCOPE_SEARCH_OFF", "").split(",") if w.strip())
+OFF: frozenset[str] = _NAMES & LEVERS
+#: Names in `SYMSCOPE_SEARCH_OFF` that are no lever: `settings.current()` refuses them
+#: (raising here, at import, would end a front end with a traceback).
+UNKNOWN: frozenset[str] = _NAMES - LEVERS
 
 
 def on(lever: str) -> bool:
@@ -49,4 +53,4 @@ def on(lever: str) -> bool:
     return lever not in OFF
 
 
-__all__ = ["LEVERS", "OFF", "on"]
+__all__ = ["LEVERS", "OFF", "UNKNOWN", "on"]

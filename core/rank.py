@@ -25,12 +25,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core.private import write_private_with
+from symscope.core.settings import DEFAULTS, RANKER_VERSION
 
-#: Bump when the pickled layout changes; old caches are then rebuilt.
-RANKER_VERSION = 20
-K1 = 1.2
-B = 0.75
-EPSILON = 0.25
+K1 = DEFAULTS.k1
+B = DEFAULTS.b
+EPSILON = DEFAULTS.epsilon
 
 
 class BM25Builder:
@@ -238,15 +237,20 @@ class SparseBM25:
         return np.sort(self.postings[lo:hi])
 
 
-def save_ranker(path: Path, generation: int, payload: object) -> None:
-    """Persist search structures atomically next to the index, mode 600 (the index holds the repo's code)."""
+def save_ranker(path: Path, generation: int, payload: object, fingerprint: str = "") -> None:
+    """Persist search structures atomically next to the index, mode 600 (the index holds the repo's code).
+
+    `fingerprint` is the `RankSettings.fingerprint()` they were built with.
+    """
     write_private_with(
-        path, lambda fh: pickle.dump((RANKER_VERSION, generation, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        path, lambda fh: pickle.dump((RANKER_VERSION, generation, fingerprint, payload), fh,
+                                     protocol=pickle.HIGHEST_PROTOCOL)
     )
 
 
-def load_ranker(path: Path, generation: int) -> object | None:
-    """The persisted structures, or None when missing, stale, unreadable or unsafe (then rebuild).
+def load_ranker(path: Path, generation: int, fingerprint: str = "") -> object | None:
+    """The persisted structures, or None when missing, stale, built under other settings (another
+    `fingerprint`), unreadable or unsafe (then rebuild).
 
     Unpickling runs code, so a pickle someone else owns or could have written
     (group- or world-writable) is never loaded: it is rebuilt instead.
@@ -255,10 +259,10 @@ def load_ranker(path: Path, generation: int) -> object | None:
         with path.open("rb") as fh:
             if not _private(os.fstat(fh.fileno())):
                 return None
-            version, gen, payload = pickle.load(fh)
+            version, gen, built_with, payload = pickle.load(fh)
     except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
-    if version != RANKER_VERSION or gen != generation:
+    if version != RANKER_VERSION or gen != generation or built_with != fingerprint:
         return None
     result: object = payload
     return result

