@@ -18,7 +18,8 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from symscope.core.index import Index
-from symscope.core.mcp_server import (
+from symscope.core.tokens import count_tokens
+from symscope.mcp_server.server import (
     LIST_BUDGET,
     MAX_ID_CHARS,
     MAX_PATHS,
@@ -26,7 +27,6 @@ from symscope.core.mcp_server import (
     _echo,
     build_server,
 )
-from symscope.core.tokens import count_tokens
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
 #: Most characters of one argument an answer may repeat (the helper's limit, and its mark).

@@ -421,7 +421,7 @@ def _cmd_languages(args: argparse.Namespace) -> int:
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
     try:
-        from symscope.core.mcp_server import serve
+        from symscope.mcp_server.server import serve
     except ImportError as exc:
         raise SymscopeError(
             f"the MCP server needs the `mcp` extra ({exc.name} is missing): pip install 'symscope[mcp]'"
