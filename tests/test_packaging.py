@@ -77,11 +77,11 @@ def test_installed_names_are_namespaced() -> None:
     code = (
         "import importlib.util, sys\n"
         "sys.path = [p for p in sys.path if p not in ('', '.')]\n"
-        "print(importlib.util.find_spec('core') is None, importlib.util.find_spec('tui') is None,\n"
-        "      importlib.util.find_spec('symscope.core') is not None)\n"
+        "print(*(importlib.util.find_spec(n) is None for n in ('core', 'tui', 'cli', 'mcp_server')),\n"
+        "      *(importlib.util.find_spec(f'symscope.{n}') is not None for n in ('core', 'tui', 'cli', 'mcp_server')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
-    assert out.stdout.split() == ["True", "True", "True"]
+    assert out.stdout.split() == ["True"] * 8
 
 
 def test_token_encoding_is_offline(monkeypatch) -> None:  # type: ignore[no-untyped-def]
