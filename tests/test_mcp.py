@@ -22,7 +22,8 @@ from symscope.core import api
 from symscope.core.index import Index
 from symscope.core.models import SYMBOL_KINDS
 from symscope.core.tokens import count_tokens
-from symscope.mcp_server.server import RESULT_BUDGET, KindName, build_server
+from symscope.mcp_server.args import RESULT_BUDGET, KindName
+from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
 TOOLS = {"search_symbols", "get_symbols", "get_outline", "find_references", "find_dependencies", "build_bundle",

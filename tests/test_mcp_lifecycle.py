@@ -27,7 +27,8 @@ from mcp.types import CallToolResult, TextContent
 from symscope.core import api
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
-from symscope.mcp_server.server import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS, build_server
+from symscope.mcp_server.args import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS
+from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
 README = Path(__file__).parent.parent / "README.md"
