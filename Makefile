@@ -16,21 +16,27 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/symscope $(or $(REPO),.)
 
-# mypy resolves `symscope.core` through a link tree, since the folders are named core/ and tui/;
+# The engine (core/) and its faces (tui/, cli/, mcp_server/) are top-level folders installed as
+# symscope.<folder>; symscope/ itself holds only `python -m symscope`.
+PACKAGES := core tui cli mcp_server
+LINT_PATHS := $(PACKAGES) symscope tests benchmarks
+
+# mypy resolves `symscope.core` through a link tree, since the folders are named core/, tui/, ...;
 # every module is named explicitly because mypy does not walk symlinked folders.
 TYPECHECK_TREE := build/typecheck
-MYPY_MODULES = $(shell find core tui -name '*.py' -not -path '*/__pycache__/*' | sed -e 's|/__init__\.py$$||' -e 's|\.py$$||' -e 's|/|.|g' -e 's|^|-m symscope.|')
-MYPY = mkdir -p $(TYPECHECK_TREE)/symscope && ln -sfn $(CURDIR)/core $(TYPECHECK_TREE)/symscope/core \
-	&& ln -sfn $(CURDIR)/tui $(TYPECHECK_TREE)/symscope/tui \
+MYPY_MODULES = -m symscope -m symscope.__main__ $(shell find $(PACKAGES) -name '*.py' -not -path '*/__pycache__/*' | sed -e 's|/__init__\.py$$||' -e 's|\.py$$||' -e 's|/|.|g' -e 's|^|-m symscope.|')
+MYPY = mkdir -p $(TYPECHECK_TREE)/symscope \
+	&& for f in __init__.py __main__.py; do ln -sfn $(CURDIR)/symscope/$$f $(TYPECHECK_TREE)/symscope/$$f; done \
+	&& for p in $(PACKAGES); do ln -sfn $(CURDIR)/$$p $(TYPECHECK_TREE)/symscope/$$p; done \
 	&& MYPYPATH=$(TYPECHECK_TREE) $(BIN)/python -m mypy $(MYPY_MODULES)
 
 test: $(STAMP)
-	$(BIN)/python -m ruff check core tui tests benchmarks
+	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(MYPY)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/python -m ruff check core tui tests benchmarks
+	$(BIN)/python -m ruff check $(LINT_PATHS)
 
 typecheck: $(STAMP)
 	$(MYPY)

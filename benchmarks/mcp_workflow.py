@@ -41,8 +41,8 @@ from benchmarks.quality import (
     spans_of,
 )
 from symscope.core.index import Index
-from symscope.core.mcp_server import build_server
 from symscope.core.tokens import count_tokens
+from symscope.mcp_server.server import build_server
 
 DEFAULT_REPOS = ("express", "fastapi", "gin")
 #: A search hit's first line: `N. <id> L<a>[-<b>], <t> tokens`.

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchmarks import FETCH_TOP, SEARCH_LIMIT
-from symscope.core import api, cli
+from symscope.cli import main as cli
+from symscope.core import api
 from symscope.core.index import Index
 from symscope.core.models import SearchHit, Symbol
 from symscope.core.tokens import count_tokens

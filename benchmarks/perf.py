@@ -82,7 +82,7 @@ def measure(corpus: Path, runs: int = 3) -> dict[str, Any]:
         searches = [_py(_SEARCH_SCRIPT, str(corpus), idx, q, json.dumps(QUERIES)) for q in QUERIES]
         cli: list[float] = []
         exe = Path(sys.executable).with_name("symscope")
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "symscope.core.cli"]
+        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "symscope.cli"]
         for q in QUERIES:
             t = time.perf_counter()
             subprocess.run([*cmd, "search", q, "--repo", str(corpus), "--index-dir", idx, "--json"],

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core import api, cli
+from symscope.cli import main as cli
+from symscope.core import api
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
 

@@ -167,7 +167,7 @@ def test_workflow_texts_match_the_real_cli(index: Index) -> None:
     results = symscope_search(index, query)
     assert results, "the tiny corpus should answer the study's first query"
     proc = subprocess.run(
-        [sys.executable, "-m", "symscope.core.cli", "search", query, "--limit", "5", "--json",
+        [sys.executable, "-m", "symscope.cli", "search", query, "--limit", "5", "--json",
          "--repo", str(index.root), "--index-dir", str(index.index_dir)],
         capture_output=True, text=True, check=True, timeout=60,
     )

@@ -18,7 +18,7 @@ SEARCH_KEYS = {"id", "name", "qualname", "kind", "language", "path", "start_line
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "symscope.core.cli", *args],
+        [sys.executable, "-m", "symscope.cli", *args],
         capture_output=True, text=True, cwd=cwd, env=os.environ.copy(), timeout=120,
     )
 

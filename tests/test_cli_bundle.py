@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core import cli
+from symscope.cli import main as cli
 from symscope.core.tokens import count_tokens
 from tests.conftest import WriteRepo
 from tests.test_secrets import AWS_KEY, GITHUB_TOKEN, IDS, KEY_BODY, PASSWORD, SECRETS

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core import cli
+from symscope.cli import main as cli
 from symscope.core.index import Index
 from tests.conftest import WriteRepo
 
@@ -67,7 +67,7 @@ HOSTILE = (
 def _run_on_tty(args: list[str]) -> bytes:
     """Run the CLI with its stdout on a pseudo-terminal, as a person would see it."""
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "symscope.core.cli", *args], stdout=follower,
+    proc = subprocess.Popen([sys.executable, "-m", "symscope.cli", *args], stdout=follower,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     os.close(follower)
     out = b""

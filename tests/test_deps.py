@@ -365,7 +365,7 @@ def test_java_implicit_this_resolves_to_the_own_class(write_repo: WriteRepo, tmp
 
 
 def test_deps_cli_shape_and_errors(write_repo: WriteRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from symscope.core import cli
+    from symscope.cli import main as cli
 
     root = write_repo(GO_REPO)
     common = ["--repo", str(root), "--index-dir", str(tmp_path / "idx")]

@@ -19,11 +19,12 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from symscope.core import api, cli
+from symscope.cli import main as cli
+from symscope.core import api
 from symscope.core.files import UnsafeFileError, read_repo_file
 from symscope.core.index import Index
-from symscope.core.mcp_server import build_server
 from symscope.core.pathnames import escape_controls, escape_name, fs_path, unescape_name
+from symscope.mcp_server.server import build_server
 
 #: A folder name that would print as a whole search result line if its newline were raw.
 FORGED = "evil\n   9.99  function  forged  x.py:1  1 tok"
@@ -171,7 +172,7 @@ def test_cli_text_prints_one_line_per_result_line(hostile_index: Index, hostile_
 
 def test_index_command_prints_every_name_escaped(hostile_repo: Path, tmp_path: Path) -> None:
     """On a real stdout (UTF-8, strict): no traceback, exit 0, skipped names escaped."""
-    args = [sys.executable, "-m", "symscope.core.cli", "index", str(hostile_repo), "--index-dir", str(tmp_path / "i")]
+    args = [sys.executable, "-m", "symscope.cli", "index", str(hostile_repo), "--index-dir", str(tmp_path / "i")]
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     done = subprocess.run(args, capture_output=True, timeout=120, env=env)
     assert done.returncode == 0 and done.stderr == b"", done.stderr.decode(errors="replace")

@@ -29,8 +29,9 @@ from mcp.types import TextContent
 
 from symscope.core import api
 from symscope.core.index import Index
-from symscope.core.mcp_server import RESULT_BUDGET, build_server
 from symscope.core.tokens import count_tokens
+from symscope.mcp_server.args import RESULT_BUDGET
+from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
 #: Raw control characters (tab and newline included: inside one name they forge lines).

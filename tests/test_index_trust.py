@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core import cli, store
+from symscope.cli import main as cli
+from symscope.core import store
 from symscope.core.errors import UntrustedIndexError
 from symscope.core.index import INDEX_DIR_ENV, Index, default_index_dir
 from symscope.core.store import Store

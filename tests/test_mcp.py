@@ -20,9 +20,10 @@ from mcp.types import CallToolResult, TextContent
 
 from symscope.core import api
 from symscope.core.index import Index
-from symscope.core.mcp_server import RESULT_BUDGET, KindName, build_server
 from symscope.core.models import SYMBOL_KINDS
 from symscope.core.tokens import count_tokens
+from symscope.mcp_server.args import RESULT_BUDGET, KindName
+from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
 TOOLS = {"search_symbols", "get_symbols", "get_outline", "find_references", "find_dependencies", "build_bundle",
@@ -393,7 +394,7 @@ def test_serving_never_imports_rich_or_textual(repo: Path, tmp_path: Path) -> No
         import sys, anyio
         from mcp import Client
         from symscope.core.index import Index
-        from symscope.core.mcp_server import build_server
+        from symscope.mcp_server.server import build_server
 
         async def main():
             with Index.open(sys.argv[1], sys.argv[2]) as ix:
@@ -432,7 +433,7 @@ def _offline_env(tmp_path: Path) -> dict[str, str]:
 
 
 def _server_args(repo: Path, idx: Path) -> list[str]:
-    return ["-m", "symscope.core.cli", "mcp", "--repo", str(repo), "--index-dir", str(idx)]
+    return ["-m", "symscope.cli", "mcp", "--repo", str(repo), "--index-dir", str(idx)]
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -18,15 +18,10 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from symscope.core.index import Index
-from symscope.core.mcp_server import (
-    LIST_BUDGET,
-    MAX_ID_CHARS,
-    MAX_PATHS,
-    RESULT_BUDGET,
-    _echo,
-    build_server,
-)
 from symscope.core.tokens import count_tokens
+from symscope.mcp_server.args import LIST_BUDGET, MAX_ID_CHARS, MAX_PATHS, RESULT_BUDGET
+from symscope.mcp_server.formatting import _echo
+from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
 #: Most characters of one argument an answer may repeat (the helper's limit, and its mark).

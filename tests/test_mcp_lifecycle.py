@@ -27,7 +27,8 @@ from mcp.types import CallToolResult, TextContent
 from symscope.core import api
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
-from symscope.core.mcp_server import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS, build_server
+from symscope.mcp_server.args import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS
+from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
 README = Path(__file__).parent.parent / "README.md"
@@ -175,7 +176,7 @@ def test_the_engine_refuses_huge_queries_and_paths_in_one_line(index: Index) -> 
 def test_the_cli_refuses_a_huge_query_in_one_line(repo: Path, tmp_path: Path) -> None:
     env = {**os.environ, "SYMSCOPE_INDEX_DIR": str(tmp_path / "c")}
     for argv in (["search", "a" * 100_000], ["outline", "a/" * 50_000]):
-        out = subprocess.run([sys.executable, "-m", "symscope.core.cli", *argv, "--repo", str(repo)],
+        out = subprocess.run([sys.executable, "-m", "symscope.cli", *argv, "--repo", str(repo)],
                              capture_output=True, text=True, timeout=120, env=env)
         assert out.returncode == 2, out.stderr
         assert out.stderr.count("\n") == 1 and "too long" in out.stderr and len(out.stderr) < 200
@@ -213,7 +214,7 @@ async def test_an_unexpected_exception_is_one_actionable_line_without_a_tracebac
 
 def _server(repo: Path, tmp_path: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(  # its own process group: a signal to the group reaches its workers too
-        [sys.executable, "-m", "symscope.core.cli", "mcp", "--repo", str(repo),
+        [sys.executable, "-m", "symscope.cli", "mcp", "--repo", str(repo),
          "--index-dir", str(tmp_path / "idx"), *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "HOME": str(tmp_path / "home"), **(env or {})}, start_new_session=True)

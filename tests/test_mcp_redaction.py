@@ -20,9 +20,10 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from symscope.core.index import Index
-from symscope.core.mcp_server import RESULT_BUDGET, build_server
 from symscope.core.secrets import marker
 from symscope.core.tokens import count_tokens
+from symscope.mcp_server.args import RESULT_BUDGET
+from symscope.mcp_server.server import build_server
 
 _RNG = random.Random(27)
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core import api, cli, limits
+from symscope.cli import main as cli
+from symscope.core import api, limits
 from symscope.core.bundle import build_bundle
 from symscope.core.errors import BadArgumentError, BadQueryError
 from symscope.core.index import Index

@@ -52,7 +52,7 @@ def test_every_language_has_a_query_file() -> None:
 
 def test_core_never_imports_textual_or_rich() -> None:
     code = (
-        "import sys, symscope.core, symscope.core.cli, symscope.core.index, symscope.core.bundle\n"
+        "import sys, symscope.core, symscope.cli.main, symscope.core.index, symscope.core.bundle\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
         "print(','.join(bad))\n"
     )
@@ -64,7 +64,7 @@ def test_parser_processes_do_not_load_the_search_stack() -> None:
     """Spawned parser processes import the console script and the workers module:
     neither may pull in numpy (the index and ranker) or the parser before it is needed."""
     code = (
-        "import sys, symscope.core.cli, symscope.core.workers\n"
+        "import sys, symscope.cli.main, symscope.core.workers\n"
         "heavy = sorted(m for m in ('numpy', 'symscope.core.index', 'tree_sitter', 'tiktoken') if m in sys.modules)\n"
         "from symscope.core import Index\n"
         "print(','.join(heavy) or 'none', Index.__name__)\n"
@@ -77,11 +77,11 @@ def test_installed_names_are_namespaced() -> None:
     code = (
         "import importlib.util, sys\n"
         "sys.path = [p for p in sys.path if p not in ('', '.')]\n"
-        "print(importlib.util.find_spec('core') is None, importlib.util.find_spec('tui') is None,\n"
-        "      importlib.util.find_spec('symscope.core') is not None)\n"
+        "print(*(importlib.util.find_spec(n) is None for n in ('core', 'tui', 'cli', 'mcp_server')),\n"
+        "      *(importlib.util.find_spec(f'symscope.{n}') is not None for n in ('core', 'tui', 'cli', 'mcp_server')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
-    assert out.stdout.split() == ["True", "True", "True"]
+    assert out.stdout.split() == ["True"] * 8
 
 
 def test_token_encoding_is_offline(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from symscope.core import cli
+from symscope.cli import main as cli
 from symscope.core.bundle import Bundle, BundleError
 from symscope.core.private import PRIVATE_TMP_PREFIX, write_private, write_private_with
 from symscope.core.rank import load_ranker, save_ranker

@@ -557,7 +557,8 @@ def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
                             capsys: pytest.CaptureFixture[str]) -> None:
     """`symscope index --semantic` says plainly when the extra is missing, embeds when it is
     there, and later plain `index` runs keep the stored vectors current."""
-    from symscope.core import cli, semantic
+    from symscope.cli import main as cli
+    from symscope.core import semantic
 
     root, idx = str(levers_repo.root), str(levers_repo.index_dir)
     levers_repo.close()

@@ -1,8 +1,8 @@
-"""The `symscope` console script: subcommands go to the engine's CLI, anything else opens the UI.
+"""The `symscope` console script: subcommands go to the CLI (`symscope.cli`), anything else opens the UI.
 
 This module is the only place that knows about both. It imports neither textual
 nor the index until it knows which one is wanted, so `symscope search` starts as
-fast as `python -m symscope.core.cli search` (a test checks the modules it loads).
+fast as `python -m symscope.cli search` (a test checks the modules it loads).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from symscope.core import cli
+from symscope.cli import main as cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,157 @@
+"""The session: one index, refreshed before each answer, and the running call's cancel flag."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from symscope.core import api
+from symscope.core.errors import (
+    BadQueryError,
+    IndexAccessError,
+    NotARepoError,
+    StaleSymbolError,
+    SymscopeError,
+    UnknownSymbolError,
+)
+from symscope.core.index import Index
+from symscope.core.models import IndexReport, Symbol
+from symscope.core.pathnames import escape_name, fs_path
+from symscope.mcp_server.formatting import _echo, _echo_words
+
+log = logging.getLogger("symscope.mcp")
+
+_CANCEL: ContextVar[threading.Event | None] = ContextVar("symscope_cancel", default=None)
+"""The running tool call's cancel flag, set by `SymscopeServer.call_tool` (the SDK runs each
+tool in a worker thread with a copy of the caller's context, so the thread sees it)."""
+
+
+def cancelled() -> bool:
+    """True once the current tool call was cancelled or its client went away."""
+    flag = _CANCEL.get()
+    return flag is not None and flag.is_set()
+
+
+# -- the session: one index, refreshed before each answer ----------------------------------------
+
+
+class Session:
+    """The index as the tools see it: one call at a time, refreshed before each answer."""
+
+    def __init__(self, index: Index, update_options: dict[str, Any] | None = None) -> None:
+        self.index = index
+        self.update_options = update_options or {}
+        """Passed to every `Index.update` (`max_files`, `allow_any_root`)."""
+        self.lock = threading.Lock()
+        self.shown: dict[str, tuple[int, int]] = {}
+        """Every id handed to the agent, with the lines it was shown at."""
+        self.note: str | None = None
+        """Why the last refresh failed, if it did (then answers come from the index as it was)."""
+
+    def refresh(self) -> IndexReport | None:
+        """Re-index files changed since the last index (near-free when nothing changed)."""
+        try:
+            report = self.index.update(cancelled=cancelled, **self.update_options)
+        except IndexAccessError as exc:  # read-only or busy: answer from what is indexed
+            if not self.index.is_built:
+                raise
+            self.note = f"index not refreshed ({exc}); results may be stale"
+            log.warning("%s", self.note)
+            return None
+        self.note = None
+        if report.parsed or report.removed:
+            log.info("re-indexed %d changed and %d removed files in %.2f s",
+                     report.parsed, report.removed, report.seconds)
+        return report
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator[Index]:
+        """The refreshed index, held for one answer; engine errors become one-line tool errors."""
+        with self.lock:
+            try:
+                self.refresh()
+                yield self.index
+            except SymscopeError as exc:
+                raise ToolError(self.explain(exc)) from None
+
+    def remember(self, items: list[Symbol] | list[dict[str, Any]]) -> None:
+        """Note ids handed to the agent (symbols, or their `api` dicts) and the lines shown."""
+        for item in items:
+            if isinstance(item, Symbol):
+                self.shown[item.id] = (item.start_line, item.end_line)
+            else:
+                self.shown[item["id"]] = (item["start_line"], item["end_line"])
+
+    def symbol(self, symbol_id: str) -> Symbol:
+        """The symbol with this id now, or a tool error saying what to call instead."""
+        try:
+            return self.index.symbol(symbol_id)
+        except UnknownSymbolError:
+            raise ToolError(self.unknown(symbol_id)) from None
+
+    def unknown(self, symbol_id: str) -> str:
+        shown = _echo(symbol_id)
+        if symbol_id in self.shown:
+            return (f"{shown} no longer exists: its file changed since you got this id "
+                    "(renamed, moved or deleted); call search_symbols again")
+        path = symbol_id.split("::", 1)[0]
+        if "::" in symbol_id and self.index.file(path) is not None:
+            return f"unknown symbol id {shown}; call get_outline on {_echo(path)} for its ids"
+        return (f"unknown symbol id {shown}; ids look like path::qualname#kind, "
+                "call search_symbols to find one")
+
+    def explain(self, exc: SymscopeError) -> str:
+        """One line: what went wrong and what to call instead."""
+        text = _echo_words(str(exc))
+        if isinstance(exc, BadQueryError):
+            return f"{text}; call search_symbols with other words or filters"
+        if isinstance(exc, StaleSymbolError):
+            return f"{text}; call search_symbols again for current ids"
+        if isinstance(exc, NotARepoError):
+            return f"{text}; paths are relative to the repo root (get_outline '.' lists it)"
+        return text
+
+    def path(self, given: str) -> str:
+        """A user-given path as repo-relative, or a tool error if outside the repo or missing.
+
+        What cannot name a file (a NUL byte, longer than PATH_MAX) is refused before the file
+        system sees it, and containment is one linear `is_relative_to`, not a scan of every
+        parent (quadratic in the number of parts).
+        """
+        root = self.index.root
+        hint = "give a path relative to the repo root (get_outline '.' lists it)"
+        if "\x00" in given:
+            raise ToolError(f"path {_echo(given)} contains a NUL byte; {hint}")
+        if len(given) > api.MAX_PATH_CHARS:
+            raise ToolError(f"path too long: {len(given)} characters (at most {api.MAX_PATH_CHARS}); {hint}")
+        try:
+            raw = Path(given.strip() or ".").expanduser()
+        except RuntimeError:  # `~name` of no user: a literal name
+            raw = Path(given.strip())
+        target = raw if raw.is_absolute() else root / raw
+        shown = fs_path(root, given.strip()) if not raw.is_absolute() and given.strip() else ""
+        if shown and os.path.exists(shown):  # as the index shows it: names escaped (core/pathnames.py)
+            target = Path(shown)
+        try:
+            resolved = target.resolve()
+        except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, say
+            raise ToolError(f"cannot resolve {_echo(given)} ({_echo(str(exc), 60)}); {hint}") from None
+        if not resolved.is_relative_to(root):
+            raise ToolError(f"{_echo(given)} is outside the repository; {hint}")
+        try:
+            exists = resolved.exists()
+        except (OSError, ValueError):  # a name too long for the file system
+            exists = False
+        if not exists:
+            raise ToolError(f"no file or folder {_echo(given)} in the repository; "
+                            "call get_outline '.' or search_symbols")
+        rel = resolved.relative_to(root).as_posix()
+        return "" if rel == "." else escape_name(rel)

@@ -1,0 +1,412 @@
+"""Every MCP tool, one method of `Tools` each, marked with `@_tool(...)`.
+
+Adding a tool is one such method; `build_server` registers the marked ones.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import anyio
+import anyio.from_thread
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, ToolAnnotations
+
+from symscope.core import api
+from symscope.core.errors import (
+    StaleSymbolError,
+    SymscopeError,
+)
+from symscope.core.models import IndexProgress, Symbol
+from symscope.core.pathnames import fs_path
+from symscope.core.sanitize import for_paste, for_terminal
+from symscope.core.tokens import count_tokens
+from symscope.mcp_server.args import (
+    LIST_BUDGET,
+    PROGRESS_STEPS,
+    RESULT_BUDGET,
+    USE_LINE_CHARS,
+    BudgetLimit,
+    BundleFormat,
+    DepthLimit,
+    DepthLimit0,
+    IdList,
+    KindName,
+    LangName,
+    OutputFormat,
+    PathGlob,
+    PathList,
+    QueryArg,
+    RedactFlag,
+    RefLimit,
+    RepoPath,
+    SearchLimit,
+    SymbolId,
+)
+from symscope.mcp_server.formatting import (
+    _bundle_notes,
+    _count_shown,
+    _cut,
+    _cut_lines,
+    _echo,
+    _file_tokens,
+    _folder_outline,
+    _left_out_note,
+    _lines,
+    _one_line,
+    _redact,
+    _redacted_lines,
+    _render,
+    _some,
+    _use_line,
+    hit_text,
+    reply,
+)
+from symscope.mcp_server.session import Session, cancelled
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES_INDEX = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+_F = TypeVar("_F", bound=Callable[..., CallToolResult])
+#: Tool name -> (description, annotations), in the order `tools/list` shows them.
+_TOOLS: dict[str, tuple[str, ToolAnnotations]] = {}
+
+
+def _tool(description: str, annotations: ToolAnnotations = READ_ONLY) -> Callable[[_F], _F]:
+    """Mark a `Tools` method as an MCP tool; its parameters are the tool's arguments."""
+
+    def mark(method: _F) -> _F:
+        _TOOLS[method.__name__] = (description, annotations)
+        return method
+
+    return mark
+
+
+# -- the tools ----------------------------------------------------------------------------------
+
+
+class Tools:
+    """Every MCP tool, one method each; `build_server` registers the marked ones."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    @_tool("Find code symbols (functions, classes, methods, types...) by keywords or plain English. "
+           "Returns ids with lines and token counts, never source: fetch code with get_symbols.")
+    def search_symbols(
+        self,
+        query: QueryArg,
+        kind: KindName | None = None,
+        lang: LangName = None,
+        path: PathGlob = None,
+        limit: SearchLimit = 10,
+        redact: RedactFlag = True,
+    ) -> CallToolResult:
+        """Ranked exactly as `symscope search` ranks (the same `api.search_hits`)."""
+        with self.session.fresh() as index:
+            hits = api.search_hits(index, query, limit + 1, kind, lang, path)
+            shown, more = hits[:limit], len(hits) > limit
+            self.session.remember([h.symbol for h in shown])
+            if not shown:
+                return reply("No symbols match; try other words, or fewer filters.", redacted=0)
+            parts: list[str] = []
+            marks: list[str] = []
+            for n, h in enumerate(shown, start=1):
+                part, found = hit_text(n, h, redact)
+                parts.append(part)
+                marks += found
+            if more:
+                parts.append("[more match: raise limit (max 50) or narrow with kind, lang or path]")
+            text = _cut_lines("\n".join(parts).split("\n"), RESULT_BUDGET, "lower limit, or narrow the query")
+            return reply(text, _file_tokens(index, {h.symbol.path for h in shown}), _count_shown(text, marks))
+
+    @_tool("Exact source of symbols by id, one header line each; secrets redacted unless redact is false. "
+           "Much cheaper than reading whole files.")
+    def get_symbols(self, ids: IdList, format: OutputFormat = "plain", redact: RedactFlag = True) -> CallToolResult:
+        """Each symbol's bytes as they are on disk now (secrets redacted), within `RESULT_BUDGET` tokens."""
+        with self.session.fresh() as index:
+            wanted = list(dict.fromkeys(ids))
+            found: list[Symbol] = []
+            missing: list[str] = []
+            for symbol_id in wanted:
+                try:
+                    found.append(self.session.symbol(symbol_id))
+                except ToolError as exc:
+                    if len(wanted) == 1:
+                        raise
+                    missing.append(str(exc))
+            if not found:
+                raise ToolError(missing[0] if len(missing) == 1 else
+                                f"none of these ids exists ({missing[0]})")
+            sources: dict[str, tuple[str, list[str], int]] = {}
+
+            def clean(sym: Symbol) -> tuple[str, list[str], int]:
+                """The symbol's source redacted (before any cut), controls made visible; cached."""
+                if sym.id not in sources:
+                    text, marks = _redact(api.show(index, sym.id)["source"], sym.path, redact)
+                    text, controls = for_paste(text)
+                    sources[sym.id] = (text, marks, controls)
+                return sources[sym.id]
+
+            reserve = 0
+            for _ in range(8):  # re-fit with room for the notes until the whole answer fits
+                text, used, marks = self._fit_symbols(found, missing, format, RESULT_BUDGET - reserve, clean)
+                over = count_tokens(text) - RESULT_BUDGET
+                if over <= 0:
+                    break
+                reserve += over
+            self.session.remember(found)
+            return reply(text, _file_tokens(index, {s.path for s in used}), _count_shown(text, marks))
+
+    def _fit_symbols(
+        self, found: list[Symbol], missing: list[str], fmt: OutputFormat, budget: int,
+        clean: Callable[[Symbol], tuple[str, list[str], int]],
+    ) -> tuple[str, list[Symbol], list[str]]:
+        """Items in order while they fit `budget` (the first one cut to fit), then the notes."""
+        items: list[str] = []
+        notes: list[str] = []
+        used: list[Symbol] = []
+        left_out: list[Symbol] = []
+        marks: list[str] = []
+        spent = controls = 0
+        for sym in found:
+            if items and spent + sym.tokens > budget:  # cheap first test: the raw source alone is too big
+                left_out.append(sym)
+                continue
+            source, found_marks, n = clean(sym)
+            was = self.session.shown.get(sym.id)
+            item = _render(sym, source, fmt, was)
+            cost = count_tokens(item + "\n")
+            if spent + cost > budget:
+                if items:
+                    left_out.append(sym)
+                    continue
+                frame = count_tokens(_render(sym, "", fmt, was)) + count_tokens(_cut(source, sym, 0)[1]) + 2
+                source, cut_note = _cut(source, sym, budget - frame)
+                notes.append(cut_note)
+                item = _render(sym, source, fmt, was)
+                cost = count_tokens(item + "\n")
+            items.append(item)
+            used.append(sym)
+            marks += found_marks
+            controls += n
+            spent += cost
+        if left_out:
+            notes.append(_left_out_note(left_out))
+        notes += [f"[{m}]" for m in missing]
+        if controls:
+            notes.append(f"[{controls} raw control characters shown as \\xNN escapes]")
+        text = "\n".join(items) + ("\n" + "\n".join(notes) + "\n" if notes else "")
+        return text, used, marks
+
+    @_tool("A file's symbols (nested, with lines, tokens and ids), "
+           "or a folder's files and subfolders with token totals.")
+    def get_outline(self, path: RepoPath = ".", redact: RedactFlag = True) -> CallToolResult:
+        """`api.outline`, laid out compactly: a file's tree, or a folder's direct entries."""
+        with self.session.fresh() as index:
+            rel = self.session.path(path)
+            if rel and index.file(rel) is None and os.path.isfile(fs_path(index.root, rel)):
+                reason = next((s.reason for s in index.skipped() if s.path == rel), "not a source file")
+                raise ToolError(f"{_echo(rel)} is not indexed ({_echo(reason)}); "
+                                "call get_outline on its folder, or search_symbols")
+            data = api.outline(index, rel or ".", cwd=index.root)
+            if "symbols" in data:
+                lines, marks = _redacted_lines(self._file_outline(data), redact)
+                text = _cut_lines(lines, LIST_BUDGET, f"call get_symbols on {_echo(data['path'])} ids")
+                return reply(text, data["tokens"], _count_shown(text, marks), LIST_BUDGET)
+            lines, marks = _redacted_lines(_folder_outline(rel, data["files"]), redact)
+            text = _cut_lines(lines, LIST_BUDGET, "call get_outline on a subfolder")
+            return reply(text, redacted=_count_shown(text, marks), ceiling=LIST_BUDGET)
+
+    def _file_outline(self, data: dict[str, Any]) -> list[str]:
+        path = data["path"]
+        lines = [f"{for_terminal(path)}: {data['language']}, {data['tokens']} tokens. "
+                 f"Ids are \"{for_terminal(path)}::\" + the name before the space."]
+        shown: list[dict[str, Any]] = []
+
+        def walk(nodes: list[dict[str, Any]], depth: int) -> None:
+            for node in nodes:
+                suffix = node["id"].split("::", 1)[1]
+                lines.append(f"{'  ' * depth}{for_terminal(suffix)} "
+                             f"{_lines(node['start_line'], node['end_line'])}, {node['tokens']} tokens")
+                shown.append(node)
+                walk(node["children"], depth + 1)
+
+        walk(data["symbols"], 0)
+        if len(lines) == 1:
+            lines.append("(no symbols)")
+        self.session.remember(shown)
+        return lines
+
+    @_tool("What a symbol uses (calls, types, constants), nearest first, with ids and tokens: "
+           "the context to fetch with it.")
+    def find_dependencies(self, id: SymbolId, depth: DepthLimit = 1, redact: RedactFlag = True) -> CallToolResult:
+        """`api.deps`: one line per dependency (distance, id, lines, tokens, ambiguous)."""
+        with self.session.fresh() as index:
+            target = self.session.symbol(id)
+            data = api.deps(index, target.id, depth)
+            found = data["deps"]
+            if not found:
+                line, marks = _redact(f"{for_terminal(target.qualname)} uses no other symbol of this repo.",
+                                      "", redact)
+                return reply(line, redacted=len(marks), ceiling=LIST_BUDGET)
+            lines = [f"{for_terminal(target.qualname)} uses {len(found)} symbols, {data['tokens']} tokens "
+                     "(distance, id, lines, tokens):"]
+            for d in found:
+                mark = " (ambiguous)" if d["ambiguous"] else ""
+                lines.append(f"{d['distance']} {for_terminal(d['id'])} "
+                             f"{_lines(d['start_line'], d['end_line'])}, {d['tokens']} tokens{mark}")
+            self.session.remember(found)
+            lines, marks = _redacted_lines(lines, redact)
+            text = _cut_lines(lines, LIST_BUDGET, "lower depth, or fetch these with get_symbols")
+            return reply(text, _file_tokens(index, {d["path"] for d in found}), _count_shown(text, marks),
+                         LIST_BUDGET)
+
+    @_tool("A paste-ready bundle of symbols (and optionally what they use) that fits a token budget "
+           "exactly (at most 6000); secrets redacted unless redact is false.")
+    def build_bundle(self, ids: IdList, deps: DepthLimit0 = 0, budget: BudgetLimit = None,
+                     format: BundleFormat = "markdown", redact: RedactFlag = True) -> CallToolResult:
+        """`api.bundle` fitted so that its text and every note added here stay within the budget.
+
+        No budget, or one above `RESULT_BUDGET`, packs to `RESULT_BUDGET` (the most one
+        result holds) and says so. The notes are reserved for: the bundle is packed, the
+        notes it needs are added, and it is packed again with less room while the whole
+        text is over; the notes are left out only when they cannot fit at all (`_meta`
+        still carries the counts).
+        """
+        with self.session.fresh() as index:
+            refs = [self.session.symbol(i).id if "::" in i else i for i in ids]
+            limit = RESULT_BUDGET if budget is None else min(budget, RESULT_BUDGET)
+            fixed = ""
+            if budget is None:
+                fixed = (f"\n[no budget given: fitted to {RESULT_BUDGET:,} tokens, the most one result holds; "
+                         "pass budget for less]")
+            elif budget > RESULT_BUDGET:
+                fixed = f"\n[budget lowered to {RESULT_BUDGET:,} tokens, the most one result holds]"
+
+            def packed(room: int) -> tuple[str, dict[str, Any]]:
+                data = api.bundle(index, refs, deps=deps, budget=room, fmt=format, redact=redact)
+                return data["text"] + fixed + _bundle_notes(data), data
+
+            best = packed(limit)  # the notes may not fit, but the bundle does: the fallback
+            text, data = best
+            room = limit
+            for _ in range(6):
+                over = count_tokens(text) - limit
+                if over <= 0:
+                    break
+                room -= over
+                if room < 1:
+                    break
+                try:
+                    text, data = packed(room)
+                except SymscopeError:  # too little room left for a name line with the notes
+                    break
+            if count_tokens(text) > limit:
+                data = best[1]
+                text = data["text"]
+            return reply(text, _file_tokens(index, {i.split("::")[0] for i in ids}), data["redacted"])
+
+    @_tool("The symbols that use this one (mentions resolved by receiver and import), "
+           "with the line of each use.")
+    def find_references(self, id: SymbolId, limit: RefLimit = 20, redact: RedactFlag = True) -> CallToolResult:
+        """`api.refs`, each with the code line of the use (redacted with its symbol, then cut)."""
+        with self.session.fresh() as index:
+            target = self.session.symbol(id)
+            refs = api.refs(index, target.id, limit + 1)["references"]
+            shown, more = refs[:limit], len(refs) > limit
+            if not shown:
+                return reply(f"No other symbol mentions {for_terminal(target.name)}.", redacted=0,
+                             ceiling=LIST_BUDGET)
+            files: dict[str, list[str]] = {}
+            lines = [f"{len(shown)} symbols use {for_terminal(target.name)} (id, line of use, code):"]
+            marks: list[str] = []
+            for ref in shown:
+                if ref["path"] not in files:
+                    try:
+                        data = index.indexed_bytes(ref["path"])
+                        files[ref["path"]] = data.decode("utf-8", "replace").split("\n")
+                    except StaleSymbolError:
+                        files[ref["path"]] = []
+                code, found = _use_line(files[ref["path"]], ref, redact)
+                marks += found
+                lines.append(f"{for_terminal(ref['id'])} L{ref['line']}: {_one_line(code, USE_LINE_CHARS)}")
+            self.session.remember(shown)
+            if more:
+                lines.append("[more mention it: raise limit (max 100)]")
+            text = _cut_lines(lines, LIST_BUDGET, "lower limit, or fetch these with get_symbols")
+            return reply(text, _file_tokens(index, set(files)), _count_shown(text, marks), LIST_BUDGET)
+
+    @_tool("Index figures: files, symbols, tokens, languages, when indexed, "
+           "files changed since, skipped files by reason.")
+    def index_status(self) -> CallToolResult:
+        """What the index holds and how fresh it is; this call re-indexes changed files first."""
+        with self.session.lock:
+            try:
+                last = self.session.index.store.get_meta("indexed_at")
+                report = self.session.refresh()
+                data = api.status(self.session.index, last, report)
+            except SymscopeError as exc:
+                raise ToolError(self.session.explain(exc)) from None
+        langs = sorted(data["languages"].items(), key=lambda kv: -kv[1]["tokens"])
+        when = (time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(data["last_indexed"]))
+                if data["last_indexed"] else "never")
+        changed = data["changed_since"]
+        lines = [
+            f"repo {for_terminal(data['root'])}",
+            f"index {for_terminal(data['index'])} ({data['index_bytes'] / 1e6:.1f} MB)",
+            f"files {data['files']}, symbols {data['symbols']}, tokens {data['tokens']}",
+            "languages: " + ("; ".join(f"{for_terminal(k)} {v['files']} files {v['tokens']} tokens"
+                                      for k, v in langs) or "none"),
+            f"last indexed {when}; files changed since: "
+            + (f"{changed} (re-indexed before this answer)" if changed is not None else "unknown"),
+            f"skipped {data['skipped']} files"
+            + (": " + ", ".join(f"{for_terminal(r)} {n}" for r, n in data["skipped_by_reason"].items())
+               if data["skipped_by_reason"] else ""),
+        ]
+        if self.session.note:
+            lines.append(f"[{for_terminal(self.session.note)}]")
+        return reply("\n".join(lines))
+
+    @_tool("Re-index the whole repo from scratch, or re-read the given paths. Rarely needed: "
+           "every call already picks up changed files.", WRITES_INDEX)
+    def reindex(self, ctx: Context[Any, Any], paths: PathList = None) -> CallToolResult:
+        """Progress goes to the caller as notifications, ending at the total."""
+        sent: list[tuple[int, int]] = []
+
+        def progress(p: IndexProgress) -> None:
+            step = max(1, p.total // PROGRESS_STEPS)
+            if not cancelled() and (p.done == p.total or p.done % step == 0):
+                sent.append((p.done, p.total))
+                anyio.from_thread.run(ctx.report_progress, p.done, p.total, for_terminal(p.path))
+
+        with self.session.lock:
+            try:
+                index = self.session.index
+                if paths:
+                    folders = list(dict.fromkeys(self.session.path(p) for p in paths))
+                    marked = index.recheck(folders)
+                    report = index.update(progress=progress, cancelled=cancelled)
+                    scope = f"re-read {marked} indexed files under {_some(folders)}"
+                else:
+                    report = index.update(progress=progress, cancelled=cancelled, rebuild=True)
+                    scope = "rebuilt the index"
+            except SymscopeError as exc:
+                raise ToolError(self.session.explain(exc)) from None
+        if report.cancelled or cancelled():  # the caller is gone: this answer is never read
+            raise ToolError(f"reindex cancelled after {report.parsed} files; the index holds what was "
+                            "read (call reindex again to finish)")
+        if not sent:  # nothing to read: still tell the caller it is over
+            anyio.from_thread.run(ctx.report_progress, 0, 0, "nothing to re-read")
+        data = api.report_json(index, report)
+        return reply(
+            f"{scope} in {data['seconds']} s: {data['files']} files, {data['symbols']} symbols "
+            f"(parsed {data['parsed']}, unchanged {data['unchanged']}, removed {data['removed']}, "
+            f"skipped {data['skipped']})"
+        )
