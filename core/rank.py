@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from symscope.core.private import write_private_with
 
 #: Bump when the pickled layout changes; old caches are then rebuilt.
-RANKER_VERSION = 20
+RANKER_VERSION = 21  # 21: families fold only one file's variants (issue 28)
 K1 = 1.2
 B = 0.75
 EPSILON = 0.25
