@@ -179,6 +179,17 @@ def test_every_folded_copy_is_reachable(write_repo, tmp_path: Path) -> None:  # 
         "tests/orders.py::validate_order#function"
 
 
+def test_an_identical_method_in_another_class_heads_the_search_for_its_qualified_name(
+    write_repo, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    method = "    def clamp(self, x):\n        return max(self.lo, min(self.hi, x))\n"
+    root = write_repo({"a/range.py": "class Range:\n" + method, "b/window.py": "class Window:\n" + method})
+    ix = _open(root, tmp_path)
+    for qualname in ("Range.clamp", "Window.clamp"):
+        hit = ix.search(qualname, limit=3)[0]
+        assert hit.symbol.qualname == qualname and hit.fold == "identical" and len(hit.duplicates) == 1
+
+
 @pytest.mark.parametrize("query", ["slugify"])
 def test_fold_kind_is_absent_without_copies(write_repo, tmp_path: Path, query: str) -> None:  # type: ignore[no-untyped-def]
     root = write_repo({"util/text.py": "def slugify(text):\n    return text.lower()\n"})
