@@ -76,7 +76,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         out(f"no symbols match {args.query!r}")
         return 0
     for h in data["results"]:
-        also = f"  (+{len(h['also'])} identical)" if h.get("also") else ""
+        also = f"  (+{h.get('also_count', len(h['also']))} {h['folded']})" if h.get("also") else ""
         out(f"{h['score']:7.2f}  {h['kind']:<9} {h['qualname']}  {h['path']}:{h['start_line']}  "
              f"{h['tokens']} tok{also}")
         out(f"         {h['signature']}")

@@ -95,11 +95,20 @@ def symbol_json(sym: Symbol) -> Json:
     }
 
 
+#: Folded copies a search result lists by ID (`also`); `also_count` says how many there are in all.
+ALSO_SHOWN = 3
+
+
 def hit_json(hit: SearchHit) -> Json:
-    """One search result; `also` (IDs of identical copies) appears only when there are some."""
+    """One search result. With copies folded under it: `folded` (how alike: `identical`,
+    `variants`, `similar`), `also` (the first `ALSO_SHOWN` IDs) and, when there are more,
+    `also_count` (all of them): one hit must not carry forty IDs."""
     out: Json = {**symbol_json(hit.symbol), "score": round(hit.score, 4)}
     if hit.duplicates:
-        out["also"] = list(hit.duplicates)
+        out["also"] = list(hit.duplicates[:ALSO_SHOWN])
+        if len(hit.duplicates) > ALSO_SHOWN:
+            out["also_count"] = len(hit.duplicates)
+        out["folded"] = hit.fold or "similar"
     return out
 
 

@@ -223,7 +223,8 @@ class Index:
             path_glob: Only paths matching this glob (`lib/*`, `*.go`); a folder name also works.
 
         Returns:
-            Hits, best first; near-identical copies are folded into one hit's `duplicates`.
+            Hits, best first; copies (same text, or most terms shared) and one file's variants of a
+            name are folded into one hit's `duplicates`, headed by the primary copy (`fold` says which).
         """
         limits.SEARCH_LIMIT.check("limit", limit)
         return self.searcher.search(query, limit, kind, language, path_glob)

@@ -16,7 +16,7 @@ LEVERS = frozenset({
     "exactcase",  # among exact-name hits, the typed case and spelling beat other cases and separators
     "toplevel",  # among exact-name hits, top-level definitions before members (a class before its constructor)
     "substance",  # then the main definition of the name (public, longer) before shims, mocks, forward declarations
-    "fold",  # overloads, accessors, cfg variants, prototypes and interface impls fold into one hit
+    "fold",  # overloads, accessors, cfg variants, prototypes in one file (and a header's prototype) fold into one hit
     "copies",  # near copies in other files (85% of terms shared: a function and its copy elsewhere) fold too
     "priors",  # widely referenced definitions first, private ones a little lower
     "helpers",  # constants and regexes rank below the functions that apply them (fused scores too)

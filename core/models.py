@@ -6,7 +6,7 @@ the bundle can use one without importing the index."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 #: Kinds whose functions are methods. Modules and namespaces are not among them:
 #: a function in a Rust `mod` or a TS `namespace` is still a function.
@@ -114,14 +114,21 @@ class FileResult(PicklesAsTuple):
     """Names the file re-exports as its package's public API (entry files only)."""
 
 
+FoldKind = Literal["identical", "variants", "similar"]
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """A ranked search result; near-identical copies elsewhere are folded into `duplicates`."""
+    """A ranked search result; copies of it folded into `duplicates` (see `fold`)."""
 
     symbol: Symbol
     score: float
     duplicates: tuple[str, ...] = field(default=())
-    """Other locations (`path:line`) of the same name with the same normalized source."""
+    """IDs of every copy folded under this hit, best ranked first (the JSON lists a few)."""
+    fold: FoldKind | None = None
+    """How alike the copies are: `identical` (the same text, whitespace aside), `variants`
+    (overloads, accessors, cfg variants, prototypes in the hit's own file) or `similar`
+    (anything else: near copies, a header's prototype). None when nothing is folded."""
 
 
 @dataclass(frozen=True, slots=True)

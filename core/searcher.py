@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from symscope.core import levers
 from symscope.core.errors import BadQueryError, StaleSettingsError
-from symscope.core.models import CALLABLE_KINDS, SearchHit
+from symscope.core.models import CALLABLE_KINDS, FoldKind, SearchHit
 from symscope.core.pathnames import escape_controls
 from symscope.core.rank import BM25Builder, SparseBM25, load_ranker, save_ranker
 from symscope.core.settings import DEFAULTS, current, terms_match
@@ -95,6 +95,11 @@ PRIVATE_PRIOR = DEFAULTS.private_prior
 _RESTRICTED = re.compile(r"^\s*(?:pub\s*\((?:crate|super|self|in\b)[^)]*\)|private\b|internal\b|fileprivate\b)")
 #: Files that only declare what other files implement: TypeScript declarations, Python stubs.
 _DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
+#: C and C++ headers: a symbol no longer than its signature there is a prototype.
+_HEADER_FILE = re.compile(r"\.(h|hh|hpp|hxx|h\+\+)$")
+#: Superseded code, and examples under a name `_AUX_SEGMENT` does not read (chi's `_examples/`):
+#: a copy there is not the one a folded hit shows.
+_SECONDARY_SEGMENT = re.compile(r"(^|/)(legacy|deprecated|obsolete|_examples?|_samples?)(/|$)")
 #: An exact name's definition in a declaration file counts this share of its substance.
 DECLARATION_PRIOR = DEFAULTS.declaration_prior
 #: Constants and regexes keep this share: "where is X validated" means the function that applies them.
@@ -148,8 +153,6 @@ COPY_JACCARD = 0.85
 COPY_MIN_TERMS = 20
 #: ... among the first `limit` x this many candidates.
 COPY_REACH = 3
-#: A signature this short (`def run(self)`) says too little to fold two methods by.
-MIN_FOLD_SIGNATURE = 25
 #: Symbols whose terms are read back from the store at a time, when building.
 TERMS_BATCH = 500
 
@@ -340,7 +343,7 @@ class Searcher:
             bm25=bm25,
             exact=_exact_names(names, qualnames, paths),
             qualnames=qualnames,
-            family=_families(names, qualnames, kinds, signatures, auxiliary.tolist()),
+            family=_families(qualnames, kinds, paths, _declarations(paths, signatures, lines), auxiliary.tolist()),
             prior=_priors(bm25, names, paths, top_level, exported),
             parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
             public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
@@ -463,14 +466,15 @@ class Searcher:
             while waiting and waiting[0][0] <= len(picked) < limit:
                 picked.append(waiting.pop(0)[1])
         picked += [doc for _, doc in waiting][: limit - len(picked)]
-        symbols = self.store.symbols_by_ids([data.ids[d] for d in picked])
+        shown = [(doc, *_primary_first(data, doc, dupes.get(doc, []), penalised, exact)) for doc in picked]
+        symbols = self.store.symbols_by_ids([data.ids[head] for _, head, _ in shown])
         hits: list[SearchHit] = []
-        for doc in picked:
-            sym = symbols.get(data.ids[doc])
+        for doc, head, folded in shown:
+            sym = symbols.get(data.ids[head])
             if sym is None:
                 continue
-            others = tuple(data.ids[d] for d in dupes.get(doc, []))
-            hits.append(SearchHit(sym, float(scores[doc]), others))
+            others = tuple(data.ids[d] for d in folded)
+            hits.append(SearchHit(sym, float(scores[doc]), others, _fold_kind(data, head, folded)))
         return hits
 
     def _dense_index(self, data: RankData) -> DenseIndex | None:
@@ -812,13 +816,17 @@ def _exact_names(names: list[str], qualnames: list[str], paths: list[str]) -> di
 
 
 def _families(
-    names: list[str], qualnames: list[str], kinds: list[str], signatures: list[str], aux: list[bool]
+    qualnames: list[str], kinds: list[str], paths: list[str], declared: list[bool], aux: list[bool]
 ) -> NDArray[np.int32]:
-    """A family number per symbol: union of symbols sharing a kind and qualified name
-    (overloads, accessors, cfg variants, a prototype and its definition), or a callable's
-    name with its exact signature (implementations of one interface or trait method).
-    A test never joins a library symbol's family: it is not another copy of it."""
-    parent = list(range(len(names)))
+    """A family number per symbol: symbols of one kind and qualified name in one file
+    (overloads, accessors, cfg variants, a prototype and its definition), plus declarations
+    elsewhere (a header's prototype, a `.d.ts` class) of a name defined in one file only.
+
+    Same-named definitions in different files are different code (ripgrep's two `parse`,
+    chi's example `main`s, `FastAPI.add_api_route` and `APIRouter.add_api_route`): they
+    fold only as copies, judged by content at search time. A test never joins a library
+    symbol's family: it is not another copy of it."""
+    parent = list(range(len(qualnames)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -827,16 +835,68 @@ def _families(
         return i
 
     owner: dict[tuple[str, ...], int] = {}
-    for doc, (name, qual, kind, sig) in enumerate(zip(names, qualnames, kinds, signatures, strict=True)):
+    across: dict[tuple[str, ...], list[int]] = {}
+    for doc, (qual, kind, path) in enumerate(zip(qualnames, kinds, paths, strict=True)):
         side = "aux" if aux[doc] else "lib"
-        keys: list[tuple[str, ...]] = [("q", side, kind, qual)]
-        if kind in CALLABLE_KINDS and len(sig) >= MIN_FOLD_SIGNATURE and not name.startswith("__"):
-            keys.append(("s", side, name, " ".join(sig.split())))
-        for key in keys:
-            other = owner.setdefault(key, doc)
-            if other != doc:
-                parent[find(doc)] = find(other)
-    return np.array([find(i) for i in range(len(names))], dtype=np.int32)
+        other = owner.setdefault((side, path, kind, qual), doc)
+        if other != doc:
+            parent[find(doc)] = find(other)
+        across.setdefault((side, kind, qual), []).append(doc)
+    for docs in across.values():
+        defined = {paths[d] for d in docs if not declared[d]}
+        if len(defined) == 1 and len(docs) > 1:  # one definition: its declarations elsewhere join it
+            home = next(d for d in docs if not declared[d])
+            for doc in docs:
+                if declared[doc]:
+                    parent[find(doc)] = find(home)
+    return np.array([find(i) for i in range(len(qualnames))], dtype=np.int32)
+
+
+def _declarations(paths: list[str], signatures: list[str], lines: list[int]) -> list[bool]:
+    """Symbols that only declare what another file defines: everything in a declaration
+    file (`.d.ts`, `.pyi`), and a C/C++ header's prototypes (no more lines than the signature)."""
+    return [bool(_DECLARATION_FILE.search(path))
+            or (bool(_HEADER_FILE.search(path)) and size <= sig.count("\n") + 1)
+            for path, sig, size in zip(paths, signatures, lines, strict=True)]
+
+
+def is_secondary(path: str, *, aux: bool = True) -> bool:
+    """A copy not to show first: tests, examples and docs (`is_auxiliary`, unless `aux` is
+    False: the query asked for them), bundled third-party code (`is_vendored`), and
+    superseded or example code kept under other names (`legacy/`, chi's `_examples/`)."""
+    return (aux and is_auxiliary(path)) or is_vendored(path) or bool(_SECONDARY_SEGMENT.search(path))
+
+
+def _primary_first(
+    data: RankData, doc: int, folded: list[int], penalised: bool, exact: NDArray[np.bool_]
+) -> tuple[int, list[int]]:
+    """The copy to show for a hit, and the others (ranked order kept).
+
+    The best-ranked copy heads unless it is a secondary one (`is_secondary`; tests count only
+    when the query did not ask for tests) and a primary copy is folded under it. A copy the
+    query names exactly keeps its place over one it does not (`cli_x` typed means `cli_x`)."""
+    def secondary(d: int) -> bool:
+        return (penalised and bool(data.auxiliary[d])) or is_secondary(data.paths[d], aux=False)
+
+    if not folded or not secondary(doc):
+        return doc, folded
+    for cand in folded:
+        if not secondary(cand) and (exact[cand] or not exact[doc]):
+            return cand, [doc, *(d for d in folded if d != cand)]
+    return doc, folded
+
+
+def _fold_kind(data: RankData, head: int, folded: list[int]) -> FoldKind | None:
+    """`identical` when every copy has the head's name and whitespace-free text, `variants`
+    when every copy is in the head's file (overloads, accessors, cfg variants, prototypes),
+    else `similar`."""
+    if not folded:
+        return None
+    if all(data.names[d] == data.names[head] and data.norm_hashes[d] == data.norm_hashes[head] for d in folded):
+        return "identical"
+    if all(data.path_ids[d] == data.path_ids[head] for d in folded):
+        return "variants"
+    return "similar"
 
 
 def _priors(

@@ -22,7 +22,7 @@ from symscope.core import levers
 from symscope.core.errors import BadArgumentError
 
 #: Bump when the pickled ranker's layout changes; old caches are then rebuilt.
-RANKER_VERSION = 21
+RANKER_VERSION = 22  # 21: settings in the pickle; 22: families fold only one file's variants (issue 28)
 #: Bump when what a stored vector means changes without any field below changing.
 VECTORS_VERSION = 1
 #: The caches a field can affect; `fingerprint(scope)` hashes only that scope's fields.

@@ -170,7 +170,7 @@ def hit_text(n: int, hit: SearchHit, redact: bool = True) -> tuple[str, list[str
     s = hit.symbol
     head = f"{n}. {for_terminal(s.id)} {_lines(s.start_line, s.end_line)}, {s.tokens} tokens"
     if hit.duplicates:
-        head += f" (+{len(hit.duplicates)} identical)"
+        head += f" (+{len(hit.duplicates)} {hit.fold or 'similar'})"
     clean, marks = _redact(s.signature, s.path, redact)
     signature = _one_line(clean, SIGNATURE_CHARS)
     return (f"{head}\n   {signature}" if signature else head), marks

@@ -19,6 +19,7 @@ from typing import ClassVar
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -125,9 +126,22 @@ class ResultsList(ScrollView, can_focus=True):
         results: ResultsList
         row: int
 
+    @dataclass
+    class CopiesRequested(Message):
+        """Show (`show`) or hide the copies folded under the hit at `row`."""
+
+        results: ResultsList
+        row: int
+        show: bool
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hits: list[SearchHit] = []
+        """The rows on screen: the engine's hits, each followed by its copies when expanded."""
+        self._found: list[SearchHit] = []
+        self._copies: dict[str, list[SearchHit]] = {}
+        """Expanded hits (by symbol ID): the copies folded under them, as rows."""
+        self._is_copy: list[bool] = []
         self._bundled: frozenset[str] = frozenset()
         self._names: list[str] = []
         self._paths: list[str] = []
@@ -138,17 +152,66 @@ class ResultsList(ScrollView, can_focus=True):
         # A new virtual size means a layout pass: Textual 8.2.8 has no public way to update
         # only the scrollbar. It costs about 1 ms here; panes whose size is unchanged do not
         # repaint.
-        self.hits = hits
-        self._names = [for_terminal(h.symbol.qualname) + (f" +{len(h.duplicates)}" if h.duplicates else "")
-                       for h in hits]
-        self._paths = [for_terminal(h.symbol.path) for h in hits]
+        self._found = hits
+        self._copies = {}
+        self._lay_out(cursor, home=True)
+
+    def _lay_out(self, cursor: int, home: bool) -> None:
+        """Rows from the hits and the expanded ones' copies; `home` scrolls back to the top."""
+        rows: list[SearchHit] = []
+        is_copy: list[bool] = []
+        for hit in self._found:
+            copies = self._copies.get(hit.symbol.id, [])
+            rows += [hit, *copies]
+            is_copy += [False] + [True] * len(copies)
+        self.hits, self._is_copy = rows, is_copy
+        self._names = [self._row_name(h, copy) for h, copy in zip(rows, is_copy, strict=True)]
+        self._paths = [for_terminal(h.symbol.path) for h in rows]
         self._longest_name = max((cell_len(n) for n in self._names), default=0)
         self._cache.clear()
-        self.set_reactive(ResultsList.cursor, min(max(cursor, 0), max(0, len(hits) - 1)))
-        self.virtual_size = Size(self.size.width, len(hits))
-        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.set_reactive(ResultsList.cursor, min(max(cursor, 0), max(0, len(rows) - 1)))
+        self.virtual_size = Size(self.size.width, len(rows))
+        if home:
+            self.scroll_to(0, 0, animate=False, immediate=True)
         self._scroll_cursor_visible()
         self.refresh()
+
+    def _row_name(self, hit: SearchHit, copy: bool) -> str:
+        """A row's name: a copy indented under its hit; a folded hit with `+N` (`-N` once expanded)."""
+        name = for_terminal(hit.symbol.qualname)
+        if copy:
+            return "↳ " + name
+        if not hit.duplicates:
+            return name
+        sign = "-" if hit.symbol.id in self._copies else "+"
+        return f"{name} {sign}{len(hit.duplicates)}"
+
+    def head_row(self, row: int) -> int:
+        """The row of the hit that `row` belongs to (itself, unless it is a folded copy)."""
+        while 0 < row < len(self._is_copy) and self._is_copy[row]:
+            row -= 1
+        return row
+
+    def is_expanded(self, row: int) -> bool:
+        head = self.head_row(row)
+        return 0 <= head < len(self.hits) and self.hits[head].symbol.id in self._copies
+
+    def can_expand(self, row: int) -> bool:
+        """`row` is a folded hit (or one of its copies): its copies can be shown or hidden."""
+        head = self.head_row(row)
+        return 0 <= head < len(self.hits) and bool(self.hits[head].duplicates)
+
+    def show_copies(self, row: int, copies: list[Symbol] | None) -> None:
+        """Show `copies` under the hit at `row` (or hide them: None); the cursor stays on the hit."""
+        head = self.head_row(row)
+        if not 0 <= head < len(self.hits):
+            return
+        hit = self.hits[head]
+        if copies is None:
+            self._copies.pop(hit.symbol.id, None)
+        else:
+            self._copies[hit.symbol.id] = [SearchHit(c, hit.score) for c in copies]
+        self._lay_out(head, home=False)
 
     def watch_bundled(self, state: BundleState) -> None:
         ids = state.symbol_ids
@@ -194,6 +257,16 @@ class ResultsList(ScrollView, can_focus=True):
     def action_select(self) -> None:
         if self.hits:
             self.post_message(self.Selected(self, self.cursor))
+
+    def action_copies(self, show: int) -> None:
+        """`right`/`left` on a folded row: show or hide the copies folded under it."""
+        if not self.can_expand(self.cursor):
+            raise SkipAction()
+        self.post_message(self.CopiesRequested(self, self.cursor, bool(show)))
+
+    def action_toggle_copies(self) -> None:
+        """`+`: show the copies of a folded row, or hide them."""
+        self.action_copies(0 if self.is_expanded(self.cursor) else 1)
 
     async def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -363,10 +436,37 @@ class SearchPane(Vertical):
     @property
     def highlighted_symbol(self) -> Symbol | None:
         results = self.results
-        if not self.hits or not results.display:
+        rows = results.hits
+        if not rows or not results.display:
             return None
         row = results.cursor
-        return self.hits[row].symbol if 0 <= row < len(self.hits) else None
+        return rows[row].symbol if 0 <= row < len(rows) else None
+
+    def action_copies_at_end(self) -> None:
+        """`right` at the end of the box on a folded row: show or hide its copies (elsewhere
+        the key moves the box's cursor as usual)."""
+        box, results = self.input, self.results
+        at_end = self.screen.focused is box and box.selection.is_empty and box.cursor_position == len(box.value)
+        if not (at_end and results.display and results.can_expand(results.cursor)):
+            raise SkipAction()
+        results.action_toggle_copies()
+
+    @on(ResultsList.CopiesRequested)
+    def _copies_requested(self, event: ResultsList.CopiesRequested) -> None:
+        """The folded copies of a hit, read from the index: every copy is reachable in the app."""
+        event.stop()
+        results = event.results
+        if not event.show:
+            results.show_copies(event.row, None)
+            return
+        hit = results.hits[results.head_row(event.row)]
+        copies: list[Symbol] = []
+        for sym_id in hit.duplicates:
+            try:
+                copies.append(self.index.symbol(sym_id))
+            except SymscopeError:
+                continue  # gone since the search (a refresh is on its way)
+        results.show_copies(event.row, copies)
 
     # -- searching -----------------------------------------------------------------
 
