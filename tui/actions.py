@@ -62,8 +62,9 @@ class HelpNote:
 
 
 def _app(id: str, action: str, keys: str, description: str, help: str = "", *, show: bool = False,
-         palette: str = "", palette_help: str = "") -> ActionSpec:
-    return ActionSpec(f"app.{id}", action, keys, description, help, "app", show, palette, palette_help)
+         palette: str = "", palette_help: str = "", priority: bool = False) -> ActionSpec:
+    return ActionSpec(f"app.{id}", action, keys, description, help, "app", show, palette, palette_help,
+                      priority)
 
 
 def _pane(scope: Scope, id: str, action: str, keys: str, description: str, help: str = "", *,
@@ -73,8 +74,10 @@ def _pane(scope: Scope, id: str, action: str, keys: str, description: str, help:
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
+    # Priority: the focus moves before the next key is handed to the pane that had it, so
+    # `/d` typed fast searches for `d` (in the bundle pane, `d` alone removes an item).
     _app("search", "focus_search", "slash", "Search", "Search (kind: lang: path: filters)", show=True,
-         palette="Search symbols", palette_help="Focus the search box"),
+         palette="Search symbols", palette_help="Focus the search box", priority=True),
     _app("toggle_symbol", "toggle_symbol", "a", "Add/remove symbol", "Add/remove the current symbol",
          show=True, palette="Bundle: add or remove the current symbol"),
     _app("toggle_file", "toggle_file", "A,f", "Add/remove file", "Add/remove the whole current file",

@@ -23,10 +23,11 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.reactive import reactive
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Input, TextArea
 from textual.worker import get_current_worker
 
 from symscope.core.bundle import Format, ResolvedItem
@@ -59,7 +60,7 @@ from symscope.tui.widgets.counters import Counters, FileCost, SymbolCost
 from symscope.tui.widgets.outline import Outline
 from symscope.tui.widgets.related import RelatedPane
 from symscope.tui.widgets.repo_tree import RepoTree
-from symscope.tui.widgets.search import SearchPane
+from symscope.tui.widgets.search import SearchInput, SearchPane
 from symscope.tui.widgets.source_view import SourceView
 from symscope.tui.widgets.workspace import Workspace
 
@@ -402,7 +403,11 @@ class SymscopeApp(AppActions):
     # -- actions ------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
-        self.query_one(SearchPane).focus_input(fresh=True)
+        """`/` (a priority key): a fresh query; another box or a modal screen types it as usual."""
+        if len(self.screen_stack) > 1 or (isinstance(self.focused, (Input, TextArea))
+                                          and not isinstance(self.focused, SearchInput)):
+            raise SkipAction()
+        self.query_one(SearchPane).action_fresh_query()
 
     def action_focus_pane(self, name: str) -> None:
         self.show_sidebar = self.show_sidebar or name in ("tree", "outline", "related")

@@ -335,8 +335,12 @@ class SearchPane(Vertical):
         self.input.cursor_position = len(text)
 
     def focus_input(self, fresh: bool = False) -> None:
-        """Focus the box; `fresh` selects its text, so what is typed next replaces it."""
-        self.input.focus()
+        """Focus the box; `fresh` selects its text, so what is typed next replaces it.
+
+        The focus moves now, not after a refresh (`Widget.focus`): a key typed right after
+        `/` is already queued, and must reach the box, not the pane that had the focus.
+        """
+        self.screen.set_focus(self.input)
         if fresh:
             self.input.select_all()
 

@@ -128,7 +128,8 @@ class Workspace(Horizontal):
             "related": self.query_one(RelatedPane),
             "search": self.query_one(SearchPane).input, "bundle": self.query_one(BundleView).table,
         }
-        targets.get(name, self.query_one(SourceView)).focus()
+        # Now, not after a refresh: the keys typed right after `3` or `5` go to that pane.
+        self.screen.set_focus(targets.get(name, self.query_one(SourceView)))
 
     def resize_sidebar(self, delta: int) -> None:
         """Grow or shrink the files/outline column, within what leaves room for the source."""
