@@ -16,7 +16,7 @@ from typing import Literal
 
 from symscope.core.sanitize import for_terminal
 
-Scope = Literal["app", "search", "results", "outline", "related", "source", "bundle", "help", "prompt",
+Scope = Literal["app", "search", "results", "tree", "outline", "related", "source", "bundle", "help", "prompt",
                 "confirm", "replace", "secrets"]
 
 
@@ -157,18 +157,26 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _pane("search", "fresh", "fresh_query", "slash", "New query", "New query (in path: it types a /)",
           priority=True),
     _pane("results", "open", "select", "enter", "Open"),
-    _pane("results", "down", "move(1)", "down", "Down"),
-    _pane("results", "up", "move(-1)", "up", "Up"),
+    _pane("results", "down", "move(1)", "down,j", "Down"),
+    _pane("results", "up", "move(-1)", "up,k", "Up"),
     _pane("results", "page_down", "move(10)", "pagedown", "Page down"),
     _pane("results", "page_up", "move(-10)", "pageup", "Page up"),
     _pane("results", "first", "move(-100000)", "home", "First"),
     _pane("results", "last", "move(100000)", "end", "Last"),
+    _pane("tree", "down", "cursor_down", "j", "Down", "Next file or folder"),
+    _pane("tree", "up", "cursor_up", "k", "Up", "Previous file or folder"),
     _pane("outline", "toggle", "toggle_bundle", "space", "Add/remove"),
+    _pane("outline", "down", "cursor_down", "j", "Down", "Next symbol"),
+    _pane("outline", "up", "cursor_up", "k", "Up", "Previous symbol"),
     _pane("related", "toggle", "toggle_bundle", "space,a", "Add/remove", "Add/remove the highlighted symbol"),
+    _pane("related", "down", "cursor_down", "j", "Down", "Next row"),
+    _pane("related", "up", "cursor_up", "k", "Up", "Previous row"),
     _pane("source", "jump", "jump_to_mark", "m", "Back to symbol"),
     _pane("bundle", "remove", "remove", "delete,backspace,d,x", "Remove", show=True),
     _pane("bundle", "up", "move(-1)", "K,ctrl+up,shift+up", "Move up", show=True),
     _pane("bundle", "down", "move(1)", "J,ctrl+down,shift+down", "Move down", show=True),
+    _pane("bundle", "next", "cursor(1)", "j", "Down", "Next item"),
+    _pane("bundle", "previous", "cursor(-1)", "k", "Up", "Previous item"),
     _pane("bundle", "accept", "accept", "u", "Accept changes"),
     _pane("bundle", "remove_group", "remove_group", "X", "Remove group", "Remove with its dependencies"),
     _pane("bundle", "level", "cycle_level", "l", "Level", "Detail level: full / signature / name", show=True),
@@ -186,6 +194,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
 HELP_SECTIONS: tuple[tuple[str, str], ...] = (
     ("app", "Anywhere"),
     ("search", "Search"),
+    ("tree", "Files"),
     ("outline", "Outline"),
     ("related", "Related"),
     ("trees", "Trees"),

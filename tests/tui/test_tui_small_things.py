@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import events
 from textual.widgets import Input
-from tui_support import RecordingApp, settle, until
+from tui_support import RecordingApp, search, settle, until
 
 from symscope.core.index import Index
-from symscope.tui.widgets import SearchPane
+from symscope.tui.actions import ACTIONS
+from symscope.tui.widgets import Outline, SearchPane
 from symscope.tui.widgets.bundle_view import BundleView
+from symscope.tui.widgets.related import RelatedPane
+from symscope.tui.widgets.repo_tree import RepoTree
 
 ENCODE = "shortener/codes.py::encode#function"
 DECODE = "shortener/codes.py::decode#function"
@@ -65,3 +69,79 @@ async def test_slash_still_types_in_other_boxes(app: RecordingApp, index: Index)
         await pilot.press("slash")
         await pilot.pause()
         assert app.screen.query_one(Input).value == "/"
+
+
+async def _j_then_k(pilot: Any, widget: Any, cursor: Callable[[], int]) -> None:
+    """`j` moves the cursor down one row, as `down` does; `k` moves it back, as `up` does."""
+    start = cursor()
+    await pilot.press("down")
+    await pilot.pause()
+    by_arrow = cursor()
+    await pilot.press("up")
+    await pilot.pause()
+    assert cursor() == start, (type(widget).__name__, start, by_arrow)
+    await pilot.press("j")
+    await pilot.pause()
+    assert cursor() == by_arrow == start + 1, type(widget).__name__
+    await pilot.press("k")
+    await pilot.pause()
+    assert cursor() == start, type(widget).__name__
+
+
+async def test_j_and_k_move_in_every_list(gin_app: RecordingApp, gin_index: Index) -> None:
+    async with gin_app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        tree = gin_app.query_one(RepoTree)
+        await pilot.press("1")
+        await pilot.pause()
+        assert gin_app.focused is tree
+        await _j_then_k(pilot, tree, lambda: tree.cursor_line)
+
+        gin_app.current_symbol = gin_index.symbol("context.go::Context.BindJSON#method")
+        await settle(pilot)
+        outline = gin_app.query_one(Outline)
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("home")
+        await _j_then_k(pilot, outline, lambda: outline.cursor_line)
+
+        related = gin_app.query_one(RelatedPane)
+        await pilot.press("6")
+        assert await until(pilot, lambda: related.shown is not None)
+        await settle(pilot)
+        assert gin_app.focused is related
+        await _j_then_k(pilot, related, lambda: related.cursor_line)
+
+        pane = gin_app.query_one(SearchPane)
+        await search(pilot, "bind")
+        assert len(pane.hits) > 2
+        pane.results.focus()
+        await pilot.pause()
+        await _j_then_k(pilot, pane.results, lambda: pane.results.cursor)
+        assert pane.value == "bind"  # not typed into the box
+
+        await pilot.press("escape")
+        for symbol_id in ("context.go::Context.BindJSON#method", "gin.go::Engine.ServeHTTP#method"):
+            gin_app.current_symbol = gin_index.symbol(symbol_id)
+            await pilot.pause()
+            await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("5")
+        await pilot.pause()
+        view = gin_app.query_one(BundleView)
+        order = [r.key for r in gin_app.resolved]
+        view.table.move_cursor(row=0, animate=False)
+        await pilot.pause()
+        await _j_then_k(pilot, view, lambda: view.table.cursor_row)
+        await settle(pilot)
+        assert [r.key for r in gin_app.resolved] == order  # moved the cursor, not the items
+
+
+def test_j_and_k_bindings_carry_ids_and_descriptions() -> None:
+    from symscope.tui.actions import spec
+
+    for scope in ("tree", "outline", "related", "bundle"):
+        down = next(a for a in ACTIONS if a.scope == scope and a.keys == "j")
+        up = next(a for a in ACTIONS if a.scope == scope and a.keys == "k")
+        assert down.id.startswith(f"{scope}.") and down.description and up.description
+    assert "j" in spec("results.down").keys.split(",") and "k" in spec("results.up").keys.split(",")
