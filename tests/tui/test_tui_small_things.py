@@ -15,6 +15,7 @@ from symscope.tui.widgets import Outline, SearchPane
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.related import RelatedPane
 from symscope.tui.widgets.repo_tree import RepoTree
+from symscope.tui.widgets.source_view import SourceView
 
 ENCODE = "shortener/codes.py::encode#function"
 DECODE = "shortener/codes.py::decode#function"
@@ -145,3 +146,26 @@ def test_j_and_k_bindings_carry_ids_and_descriptions() -> None:
         up = next(a for a in ACTIONS if a.scope == scope and a.keys == "k")
         assert down.id.startswith(f"{scope}.") and down.description and up.description
     assert "j" in spec("results.down").keys.split(",") and "k" in spec("results.up").keys.split(",")
+
+
+async def test_the_side_column_is_clamped_to_the_terminal(app: RecordingApp) -> None:
+    """Widened with `>`, then the terminal shrinks to 60x20: search and source keep their room."""
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one("#sidebar")
+        for _ in range(12):
+            await pilot.press("greater_than_sign")
+        await pilot.pause()
+        wide = sidebar.region.width
+        assert wide > 60
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot)
+        for pane in (app.query_one(SearchPane), app.query_one(SourceView)):
+            assert pane.region.width >= 60 // 2, (type(pane).__name__, pane.region.width)
+        assert sidebar.region.width <= 60 // 2
+        await pilot.press("greater_than_sign")  # wider still: never past the clamp
+        await pilot.pause()
+        assert app.query_one(SourceView).region.width >= 60 // 2
+        await pilot.resize_terminal(120, 40)  # room again: the width asked for comes back
+        await settle(pilot)
+        assert sidebar.region.width == wide
