@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual import events
@@ -11,7 +12,8 @@ from tui_support import RecordingApp, search, settle, until
 
 from symscope.core.index import Index
 from symscope.tui.actions import ACTIONS
-from symscope.tui.widgets import Outline, SearchPane
+from symscope.tui.bundle_screens import SecretsScreen
+from symscope.tui.widgets import Counters, Outline, SearchPane
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.related import RelatedPane
 from symscope.tui.widgets.repo_tree import RepoTree
@@ -169,3 +171,41 @@ async def test_the_side_column_is_clamped_to_the_terminal(app: RecordingApp) -> 
         await pilot.resize_terminal(120, 40)  # room again: the width asked for comes back
         await settle(pilot)
         assert sidebar.region.width == wide
+
+
+SECRET_PY = '''\
+AWS_ACCESS_KEY_ID = "AKIAZ7Q4EXAMPLE2KEYX"
+
+
+def region():
+    """The default region."""
+    return "eu-west-1"
+'''
+
+
+async def test_the_counter_shows_secrets_kept_on_purpose(write_repo: Any, tmp_path: Path) -> None:
+    root = write_repo({"settings.py": SECRET_PY})
+    index = Index.open(root, index_dir=tmp_path / "idx")
+    index.update(processes=1)
+    app = RecordingApp(index, save_dir=tmp_path / "out")
+    try:
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            app.current_path = "settings.py"
+            await settle(pilot)
+            await pilot.press("f")
+            await settle(pilot)
+            counters = app.query_one(Counters)
+            assert "1 secret redacted" in str(counters.render())
+            await pilot.press("S")
+            assert await until(pilot, lambda: isinstance(app.screen, SecretsScreen))
+            await pilot.press("space", "escape")
+            await settle(pilot)
+            assert app.bundled.packing is not None and app.bundled.packing.redacted == 0
+            line = str(counters.render()).splitlines()[1]
+            assert "1 secret kept" in line and "redacted" not in line
+            await pilot.resize_terminal(80, 24)  # the short form says it too
+            await settle(pilot)
+            assert "1 kept" in str(counters.render()).splitlines()[1]
+    finally:
+        index.close()
