@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
-from textual.widgets import Input
+from textual.geometry import Region
+from textual.widgets import Input, Label
 from tui_support import RecordingApp, search, settle, until
 
 from symscope.core.index import Index
 from symscope.tui.actions import ACTIONS
 from symscope.tui.bundle_screens import SecretsScreen
+from symscope.tui.screens import PromptScreen
 from symscope.tui.widgets import Counters, Outline, SearchPane
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.related import RelatedPane
@@ -209,3 +211,26 @@ async def test_the_counter_shows_secrets_kept_on_purpose(write_repo: Any, tmp_pa
             assert "1 kept" in str(counters.render()).splitlines()[1]
     finally:
         index.close()
+
+
+def _shown_text(widget: Any) -> str:
+    """The words a widget shows on screen, lines joined by spaces."""
+    lines = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return " ".join(" ".join(strip.text.split()) for strip in lines).strip()
+
+
+async def test_prompts_wrap_their_explanation(app: RecordingApp) -> None:
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        for key, title in (("dollar_sign", "Price"), ("B", "Token budget")):
+            await pilot.press(key)
+            assert await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, PromptScreen) and screen.title_text == title
+            label = screen.query_one(Label)
+            box = label.parent
+            assert box is not None and label.region.right <= box.content_region.right
+            assert _shown_text(label) == " ".join(screen.prompt.split())
+            await pilot.press("escape")
+            await pilot.pause()
