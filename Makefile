@@ -13,8 +13,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# $(PWD) is where make was called from, also under `make -C`: `s` saves the bundle there.
 run: $(STAMP)
-	$(BIN)/symscope $(or $(REPO),.)
+	SYMSCOPE_START_DIR='$(PWD)' $(BIN)/symscope $(or $(REPO),.)
 
 # mypy resolves `symscope.core` through a link tree, since the folders are named core/ and tui/;
 # every module is named explicitly because mypy does not walk symlinked folders.

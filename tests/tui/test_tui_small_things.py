@@ -12,6 +12,7 @@ from textual.widgets import Input, Label
 from tui_support import RecordingApp, search, settle, until
 
 from symscope.core.index import Index
+from symscope.tui import places
 from symscope.tui.actions import ACTIONS
 from symscope.tui.bundle_screens import SecretsScreen
 from symscope.tui.screens import PromptScreen
@@ -234,3 +235,63 @@ async def test_prompts_wrap_their_explanation(app: RecordingApp) -> None:
             assert _shown_text(label) == " ".join(screen.prompt.split())
             await pilot.press("escape")
             await pilot.pause()
+
+
+async def _palette_screenshot(pilot: Any, app: RecordingApp) -> str:
+    """Run the palette's Screenshot and return the toast it shows."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*"Screenshot")
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    assert await until(pilot, lambda: any("Screenshot" in t for t in app.toasts))
+    return next(t for t in app.toasts if "Screenshot" in t)
+
+
+async def test_a_screenshot_goes_where_it_can_be_saved(index: Index, tmp_path: Path, monkeypatch: Any) -> None:
+    missing = tmp_path / "home" / "Downloads"
+    monkeypatch.setattr(places, "user_downloads_path", lambda: missing)
+    start = tmp_path / "started-here"
+    start.mkdir()
+    app = RecordingApp(index, save_dir=tmp_path / "out", start_dir=start)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        toast = await _palette_screenshot(pilot, app)
+    saved = list(start.glob("*.svg"))
+    assert len(saved) == 1 and saved[0].read_text(encoding="utf-8").startswith("<svg")
+    assert f"saved to {saved[0]}" in toast and f"{missing} does not exist" in toast
+
+
+async def test_a_screenshot_that_cannot_be_saved_says_why(index: Index, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(places, "user_downloads_path", lambda: tmp_path / "no-downloads")
+    monkeypatch.setattr(places.tempfile, "gettempdir", lambda: str(tmp_path / "no-tmp"))
+    gone = tmp_path / "gone"
+    app = RecordingApp(index, save_dir=tmp_path / "out", start_dir=gone)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        toast = await _palette_screenshot(pilot, app)
+    assert toast.startswith("Screenshot not saved") and f"{gone} does not exist" in toast
+    assert f"{tmp_path / 'no-tmp'} does not exist" in toast
+
+
+async def test_save_defaults_to_the_folder_symscope_started_from(
+    index: Index, tmp_path: Path, monkeypatch: Any
+) -> None:
+    start = tmp_path / "started-here"
+    start.mkdir()
+    monkeypatch.chdir(start)
+    monkeypatch.delenv(places.START_DIR_ENV, raising=False)
+    app = RecordingApp(index, save_dir=None)
+    monkeypatch.chdir(index.root)  # something moves the working directory later: the default stays
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _bundle_of(pilot, app, index, ENCODE)
+        await pilot.press("s")
+        assert await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        assert app.screen.query_one(Input).value == str(start / "symscope-bundle.md")
+        await pilot.press("escape")
+    # `make -C checkout run` runs in the checkout; the Makefile passes where make was called from.
+    elsewhere = tmp_path / "make-called-here"
+    elsewhere.mkdir()
+    monkeypatch.setenv(places.START_DIR_ENV, str(elsewhere))
+    assert RecordingApp(index, save_dir=None).bundles.default_save_path().parent == elsewhere
