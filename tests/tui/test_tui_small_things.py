@@ -295,3 +295,35 @@ async def test_save_defaults_to_the_folder_symscope_started_from(
     elsewhere.mkdir()
     monkeypatch.setenv(places.START_DIR_ENV, str(elsewhere))
     assert RecordingApp(index, save_dir=None).bundles.default_save_path().parent == elsewhere
+
+
+async def test_narrow_result_rows_keep_the_end_of_the_name(gin_app: RecordingApp) -> None:
+    """At 60 columns `Context.BindJSON`, `Context.ShouldBindJSON` ... must not all read `Context…`."""
+    async with gin_app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        pane = gin_app.query_one(SearchPane)
+        await search(pilot, "bind")
+        results = pane.results
+        names = [h.symbol.qualname for h in pane.hits]
+        assert {"Context.BindJSON", "Context.ShouldBindJSON", "Context.ShouldBindWith"} <= set(names)
+        rows = [results.render_line(y).text for y in range(min(len(names), results.size.height))]
+        cells = [row.split()[1] for row in rows]
+        assert len(cells) >= 3 and len(set(cells)) == len(cells), cells  # every row told apart
+        for name, cell in zip(names, cells, strict=False):
+            if cell != name:
+                front, ellipsis, back = cell.partition("\u2026")
+                last = name.rsplit(".", 1)[-1]
+                assert ellipsis and back and name.endswith(back), (name, cell)
+                assert name.startswith(front) or last.startswith(front), (name, cell)
+
+
+def test_fit_name_keeps_the_last_part_whole() -> None:
+    from symscope.tui.widgets.search import _fit_name
+
+    assert _fit_name("Context.BindJSON", 20) == "Context.BindJSON    "
+    assert _fit_name("Context.ShouldBindJSON", 16) == "C\u2026ShouldBindJSON"
+    assert _fit_name("Context.BindJSON", 12) == "Con\u2026BindJSON"
+    assert _fit_name("Context.BindJSON +2", 14) == "Co\u2026BindJSON +2"
+    assert _fit_name("Context.ShouldBindJSON", 10) == "Sho\u2026ndJSON"  # the last part alone is too long
+    assert _fit_name("Context.ShouldBindWith", 10) == "Sho\u2026ndWith"
+    assert _fit_name("plainfunction", 8) == "pl\u2026ction"
