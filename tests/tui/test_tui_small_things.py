@@ -7,19 +7,23 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
+from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widgets import Input, Label
 from tui_support import RecordingApp, search, settle, until
 
 from symscope.core.index import Index
+from symscope.core.models import Savings
 from symscope.tui import places
 from symscope.tui.actions import ACTIONS
+from symscope.tui.bundle_controller import BundleState
 from symscope.tui.bundle_screens import SecretsScreen
 from symscope.tui.screens import PromptScreen
 from symscope.tui.widgets import Counters, Outline, SearchPane
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.related import RelatedPane
 from symscope.tui.widgets.repo_tree import RepoTree
+from symscope.tui.widgets.savings import EIGHTHS, FULL_BLOCK, TRACK, SavingsPanel
 from symscope.tui.widgets.source_view import SourceView
 
 ENCODE = "shortener/codes.py::encode#function"
@@ -327,3 +331,37 @@ def test_fit_name_keeps_the_last_part_whole() -> None:
     assert _fit_name("Context.ShouldBindJSON", 10) == "Sho\u2026ndJSON"  # the last part alone is too long
     assert _fit_name("Context.ShouldBindWith", 10) == "Sho\u2026ndWith"
     assert _fit_name("plainfunction", 8) == "pl\u2026ction"
+
+
+class _PanelApp(App[None]):
+    """Just the savings panel, as wide as the bundle pane of a 160-column terminal."""
+
+    def compose(self) -> ComposeResult:
+        yield SavingsPanel()
+
+
+def _filled(row: str) -> float:
+    """Cells of a bar's filled part (eighths count as fractions)."""
+    return sum(1.0 if ch == FULL_BLOCK else (EIGHTHS.index(ch) / 8 if ch in EIGHTHS[1:] else 0.0) for ch in row)
+
+
+async def test_savings_bars_tell_99_from_99_9_percent() -> None:
+    app = _PanelApp()
+    async with app.run_test(size=(72, 6)) as pilot:
+        panel = app.query_one(SavingsPanel)
+        panel.bundled = BundleState(savings=Savings(100, 10_000, 100_000))  # 99% and 99.9% saved
+        panel.display = True  # (the app shows it only with items in the bundle)
+        await pilot.pause()
+        await pilot.pause()
+        rows = [strip.text for strip in panel.render_lines(Region(0, 0, *panel.outer_size))]
+        files, repo = next(r for r in rows if "vs files" in r), next(r for r in rows if "vs repo" in r)
+        assert "100\u00d7 \u00b7" in files and "1,000\u00d7 \u00b7" in repo
+        assert "\u00d7 smaller, log scale" in rows[0]  # the title says what the bars and factors are
+        bar_cells = sum(1 for ch in files if ch in (TRACK, FULL_BLOCK) or ch in EIGHTHS[1:])
+        assert _filled(files) >= bar_cells / 4  # 99% saved is plainly visible ...
+        assert _filled(repo) - _filled(files) >= bar_cells / 8  # ... and 99.9% plainly more
+        panel.bundled = BundleState(savings=Savings(100, 100, 100_000))  # nothing saved vs its files
+        panel.display = True
+        await pilot.pause()
+        rows = [strip.text for strip in panel.render_lines(Region(0, 0, *panel.outer_size))]
+        assert _filled(next(r for r in rows if "vs files" in r)) == 0
