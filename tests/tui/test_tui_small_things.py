@@ -365,3 +365,13 @@ async def test_savings_bars_tell_99_from_99_9_percent() -> None:
         await pilot.pause()
         rows = [strip.text for strip in panel.render_lines(Region(0, 0, *panel.outer_size))]
         assert _filled(next(r for r in rows if "vs files" in r)) == 0
+
+
+def test_fit_name_is_exact_and_cheap_on_hostile_names() -> None:
+    from rich.cells import cell_len
+
+    from symscope.tui.widgets.search import _fit_name
+
+    for name in ("A." * 50_000 + "Method", "x" * 100_000, "\u6f22\u5b57." * 40 + "\u540d\u524d" * 30 + " +3"):
+        for width in (0, 1, 2, 5, 9, 23):
+            assert cell_len(_fit_name(name, width)) == width

@@ -7,8 +7,8 @@ Symbol names and paths are drawn only after `sanitize.for_terminal`.
 
 The bundle line also shows, when they apply: the budget with the packed text's
 exact count and how many items it reduced or dropped, how many secrets a copy
-would redact and how many it keeps on purpose, and, while add-with-dependencies waits for a yes, its delta
-(`+4 deps, +312 tok`).
+would redact and how many it keeps on purpose, and, while add-with-dependencies
+waits for a yes, its delta (`+4 deps, +312 tok`).
 """
 
 from __future__ import annotations

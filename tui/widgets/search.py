@@ -92,7 +92,8 @@ def _fit_name(name: str, width: int) -> str:
 
 
 def _crop_end(text: str, width: int) -> str:
-    """The longest start of `text` within `width` cells."""
+    """The longest start of `text` within `width` cells (a hostile name may be very long)."""
+    text = text[: max(width, 0)]  # every character takes at least one cell
     while cell_len(text) > width:
         text = text[:-1]
     return text
@@ -100,6 +101,7 @@ def _crop_end(text: str, width: int) -> str:
 
 def _crop_start(text: str, width: int) -> str:
     """The longest end of `text` within `width` cells."""
+    text = text[-width:] if width > 0 else ""
     while cell_len(text) > width:
         text = text[1:]
     return text
