@@ -61,7 +61,7 @@ from symscope.tui.widgets.counters import Counters, FileCost, SymbolCost
 from symscope.tui.widgets.outline import Outline
 from symscope.tui.widgets.related import RelatedPane
 from symscope.tui.widgets.repo_tree import RepoTree
-from symscope.tui.widgets.search import SearchInput, SearchPane
+from symscope.tui.widgets.search import SearchPane
 from symscope.tui.widgets.source_view import SourceView
 from symscope.tui.widgets.workspace import Workspace
 
@@ -408,11 +408,12 @@ class SymscopeApp(AppActions):
     # -- actions ------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
-        """`/` (a priority key): a fresh query; another box or a modal screen types it as usual."""
-        if len(self.screen_stack) > 1 or (isinstance(self.focused, (Input, TextArea))
-                                          and not isinstance(self.focused, SearchInput)):
+        """`/`, a priority key: checked before the focused pane sees it, so the focus moves before
+        the next key is handed out. In a box or a modal screen it is left to them (in the search
+        box, the pane's own `/` starts a fresh query)."""
+        if len(self.screen_stack) > 1 or isinstance(self.focused, (Input, TextArea)):
             raise SkipAction()
-        self.query_one(SearchPane).action_fresh_query()
+        self.query_one(SearchPane).focus_input(fresh=True)
 
     def action_focus_pane(self, name: str) -> None:
         self.show_sidebar = self.show_sidebar or name in ("tree", "outline", "related")

@@ -375,3 +375,15 @@ def test_fit_name_is_exact_and_cheap_on_hostile_names() -> None:
     for name in ("A." * 50_000 + "Method", "x" * 100_000, "\u6f22\u5b57." * 40 + "\u540d\u524d" * 30 + " +3"):
         for width in (0, 1, 2, 5, 9, 23):
             assert cell_len(_fit_name(name, width)) == width
+
+
+async def test_a_remapped_search_key_still_types_in_the_search_box(app: RecordingApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.set_keymap({"app.search": "s"})
+        await pilot.press("s")
+        await pilot.pause()
+        pane = app.query_one(SearchPane)
+        assert app.focused is pane.input
+        await pilot.press(*"sum")
+        assert pane.value == "sum"
