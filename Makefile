@@ -13,8 +13,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# $(PWD) is where make was called from, also under `make -C`: `s` saves the bundle there.
 run: $(STAMP)
-	$(BIN)/symscope $(or $(REPO),.)
+	SYMSCOPE_START_DIR='$(PWD)' $(BIN)/symscope $(or $(REPO),.)
 
 # The engine (core/) and its faces (tui/, cli/, mcp_server/) are top-level folders installed as
 # symscope.<folder>; symscope/ itself holds only `python -m symscope`.

@@ -16,7 +16,7 @@ from typing import Literal
 
 from symscope.core.sanitize import for_terminal
 
-Scope = Literal["app", "search", "results", "outline", "related", "source", "bundle", "help", "prompt",
+Scope = Literal["app", "search", "results", "tree", "outline", "related", "source", "bundle", "help", "prompt",
                 "confirm", "replace", "secrets"]
 
 
@@ -62,8 +62,9 @@ class HelpNote:
 
 
 def _app(id: str, action: str, keys: str, description: str, help: str = "", *, show: bool = False,
-         palette: str = "", palette_help: str = "") -> ActionSpec:
-    return ActionSpec(f"app.{id}", action, keys, description, help, "app", show, palette, palette_help)
+         palette: str = "", palette_help: str = "", priority: bool = False) -> ActionSpec:
+    return ActionSpec(f"app.{id}", action, keys, description, help, "app", show, palette, palette_help,
+                      priority)
 
 
 def _pane(scope: Scope, id: str, action: str, keys: str, description: str, help: str = "", *,
@@ -73,8 +74,10 @@ def _pane(scope: Scope, id: str, action: str, keys: str, description: str, help:
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
+    # Priority: the focus moves before the next key is handed to the pane that had it, so
+    # `/d` typed fast searches for `d` (in the bundle pane, `d` alone removes an item).
     _app("search", "focus_search", "slash", "Search", "Search (kind: lang: path: filters)", show=True,
-         palette="Search symbols", palette_help="Focus the search box"),
+         palette="Search symbols", palette_help="Focus the search box", priority=True),
     _app("toggle_symbol", "toggle_symbol", "a", "Add/remove symbol", "Add/remove the current symbol",
          show=True, palette="Bundle: add or remove the current symbol"),
     _app("toggle_file", "toggle_file", "A,f", "Add/remove file", "Add/remove the whole current file",
@@ -159,18 +162,26 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _pane("results", "show_copies", "copies(1)", "right", "Show copies", "Show the copies folded under a result"),
     _pane("results", "hide_copies", "copies(0)", "left", "Hide copies"),
     _pane("results", "toggle_copies", "toggle_copies", "plus", "Copies", "Show/hide a folded result's copies"),
-    _pane("results", "down", "move(1)", "down", "Down"),
-    _pane("results", "up", "move(-1)", "up", "Up"),
+    _pane("results", "down", "move(1)", "down,j", "Down"),
+    _pane("results", "up", "move(-1)", "up,k", "Up"),
     _pane("results", "page_down", "move(10)", "pagedown", "Page down"),
     _pane("results", "page_up", "move(-10)", "pageup", "Page up"),
     _pane("results", "first", "move(-100000)", "home", "First"),
     _pane("results", "last", "move(100000)", "end", "Last"),
+    _pane("tree", "down", "cursor_down", "j", "Down", "Next file or folder"),
+    _pane("tree", "up", "cursor_up", "k", "Up", "Previous file or folder"),
     _pane("outline", "toggle", "toggle_bundle", "space", "Add/remove"),
+    _pane("outline", "down", "cursor_down", "j", "Down", "Next symbol"),
+    _pane("outline", "up", "cursor_up", "k", "Up", "Previous symbol"),
     _pane("related", "toggle", "toggle_bundle", "space,a", "Add/remove", "Add/remove the highlighted symbol"),
+    _pane("related", "down", "cursor_down", "j", "Down", "Next row"),
+    _pane("related", "up", "cursor_up", "k", "Up", "Previous row"),
     _pane("source", "jump", "jump_to_mark", "m", "Back to symbol"),
     _pane("bundle", "remove", "remove", "delete,backspace,d,x", "Remove", show=True),
     _pane("bundle", "up", "move(-1)", "K,ctrl+up,shift+up", "Move up", show=True),
     _pane("bundle", "down", "move(1)", "J,ctrl+down,shift+down", "Move down", show=True),
+    _pane("bundle", "next", "cursor(1)", "j", "Down", "Next item"),
+    _pane("bundle", "previous", "cursor(-1)", "k", "Up", "Previous item"),
     _pane("bundle", "accept", "accept", "u", "Accept changes"),
     _pane("bundle", "remove_group", "remove_group", "X", "Remove group", "Remove with its dependencies"),
     _pane("bundle", "level", "cycle_level", "l", "Level", "Detail level: full / signature / name", show=True),
@@ -188,6 +199,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
 HELP_SECTIONS: tuple[tuple[str, str], ...] = (
     ("app", "Anywhere"),
     ("search", "Search"),
+    ("tree", "Files"),
     ("outline", "Outline"),
     ("related", "Related"),
     ("trees", "Trees"),

@@ -23,10 +23,11 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.reactive import reactive
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Input, TextArea
 from textual.worker import get_current_worker
 
 from symscope.core.bundle import Format, ResolvedItem
@@ -35,6 +36,7 @@ from symscope.core.index import Index
 from symscope.core.models import Stats, Symbol
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
+from symscope.tui import places
 from symscope.tui.actions import KeyHints, keys_of, spec
 from symscope.tui.app_actions import AppActions
 from symscope.tui.bundle_controller import BundleController, BundleState, Edit, Note
@@ -102,6 +104,7 @@ class SymscopeApp(AppActions):
         clipboard: Clipboard | None = None,
         processes: int | None = None,
         save_dir: Path | None = None,
+        start_dir: Path | None = None,
         update_on_start: bool = True,
         update_delay: float = 0.0,
     ) -> None:
@@ -111,17 +114,20 @@ class SymscopeApp(AppActions):
             clipboard: Copies text, returns the method used; default tries system tools, then OSC 52.
                 It is called from a thread worker.
             processes: Parser processes for index updates (None: the core's default).
-            save_dir: Folder for `symscope-bundle.md` (default: the current directory).
+            save_dir: Folder for `symscope-bundle.md` (default: `start_dir`).
+            start_dir: The folder the user started from (default: `places.start_dir()`, read now,
+                so later changes of the working directory do not move the default).
             update_on_start: Bring the index up to date in the background on launch.
             update_delay: Seconds to wait before that update (lets the first screen paint first).
         """
         super().__init__()
         self.index = index
+        self.start_dir = start_dir or places.start_dir()
         self.clipboard_fn: Clipboard = clipboard or make_clipboard(self._osc52)
         self.processes = processes
         self.update_on_start = update_on_start
         self.update_delay = update_delay
-        self.bundles = BundleController(index, save_dir=save_dir, hints=self.hints)
+        self.bundles = BundleController(index, save_dir=save_dir or self.start_dir, hints=self.hints)
         self.runner = BundleRunner(self, self.bundles, self.clipboard_fn)
         load_note = self.bundles.load()  # before the app runs: no file reads on the UI thread later
         self._startup_notes = [load_note] if load_note else []
@@ -402,6 +408,11 @@ class SymscopeApp(AppActions):
     # -- actions ------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
+        """`/`, a priority key: checked before the focused pane sees it, so the focus moves before
+        the next key is handed out. In a box or a modal screen it is left to them (in the search
+        box, the pane's own `/` starts a fresh query)."""
+        if len(self.screen_stack) > 1 or isinstance(self.focused, (Input, TextArea)):
+            raise SkipAction()
         self.query_one(SearchPane).focus_input(fresh=True)
 
     def action_focus_pane(self, name: str) -> None:

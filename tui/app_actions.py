@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from symscope.tui import formatting as fmt
+from symscope.tui import places
 from symscope.tui.base import KeyedApp
 from symscope.tui.bundle_screens import ConfirmReplaceScreen
 from symscope.tui.screens import HelpScreen, PromptScreen
@@ -26,6 +27,7 @@ class AppActions(KeyedApp):
     if TYPE_CHECKING:
         bundles: BundleController
         runner: BundleRunner
+        start_dir: Path
 
         @property
         def bundle(self) -> TrackedBundle: ...
@@ -88,6 +90,26 @@ class AppActions(KeyedApp):
 
     def action_clear_filters(self) -> None:
         self.query_one(SearchPane).clear_filters()
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: save where a file can go, and say where (or why not).
+
+        Textual's own saves only to Downloads and fails without a reason when it is missing.
+        """
+        folder = places.Folder(Path(path)) if path else places.screenshot_folder(self.start_dir)
+        why = f" ({'; '.join(folder.skipped)})" if folder.skipped else ""
+        if folder.path is None:
+            self.say(f"Screenshot not saved: no folder to write to{why}", "error")
+            return None
+        target = folder.path / (filename or places.screenshot_name())
+        try:
+            target.write_text(self.export_screenshot(), encoding="utf-8")
+        except OSError as exc:
+            self.say(f"Screenshot not saved to {target}: {exc.strerror or exc}", "error")
+            return None
+        self.say(f"Screenshot saved to {target}{why}")
+        return str(target)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

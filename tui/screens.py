@@ -91,7 +91,7 @@ class PromptScreen(ModalScreen[str | None]):
             background: $surface;
             padding: 0 1;
         }
-        & Label { color: $text-muted; margin: 0 0 1 0; }
+        & Label { width: 1fr; color: $text-muted; margin: 0 0 1 0; }
         & #prompt-error { color: $text-error; height: auto; }
     }
     """

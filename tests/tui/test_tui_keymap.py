@@ -119,9 +119,10 @@ def test_every_action_in_the_table_has_a_handler() -> None:
     from symscope.tui.screens import HelpScreen, PromptScreen
     from symscope.tui.widgets import BundleView, Outline, SearchPane
     from symscope.tui.widgets.related import RelatedPane
+    from symscope.tui.widgets.repo_tree import RepoTree
     from symscope.tui.widgets.search import ResultsList
 
-    owners: dict[str, type] = {"app": SymscopeApp, "search": SearchPane, "results": ResultsList,
+    owners: dict[str, type] = {"app": SymscopeApp, "search": SearchPane, "results": ResultsList, "tree": RepoTree,
                                "outline": Outline, "related": RelatedPane, "source": SourceView,
                                "bundle": BundleView, "help": HelpScreen, "prompt": PromptScreen,
                                "confirm": ConfirmDepsScreen, "replace": ConfirmReplaceScreen,

@@ -19,7 +19,7 @@ GIN_MINI = Path(__file__).resolve().parent / "fixtures" / "gin_mini"
 class RecordingApp(SymscopeApp):
     """The real app, recording what it copies and every toast it shows."""
 
-    def __init__(self, index: Index, save_dir: Path, **kwargs: Any) -> None:
+    def __init__(self, index: Index, save_dir: Path | None, **kwargs: Any) -> None:
         self.copied: list[str] = []
         self.toasts: list[str] = []
         super().__init__(index, clipboard=self._copy, processes=1, save_dir=save_dir, **kwargs)

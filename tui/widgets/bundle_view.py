@@ -226,6 +226,12 @@ class BundleView(Vertical):
         if key is not None:
             self.post_message(self.MoveRequested(self, key, delta))
 
+    def action_cursor(self, delta: int) -> None:
+        """`j`/`k`: move the cursor (`J`/`K` move the item)."""
+        table = self.table
+        if self.items:
+            table.move_cursor(row=max(0, min(len(self.items) - 1, table.cursor_row + delta)), animate=False)
+
     def action_accept(self) -> None:
         key = self.cursor_key
         if key is not None:

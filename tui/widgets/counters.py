@@ -7,8 +7,8 @@ Symbol names and paths are drawn only after `sanitize.for_terminal`.
 
 The bundle line also shows, when they apply: the budget with the packed text's
 exact count and how many items it reduced or dropped, how many secrets a copy
-would redact, and, while add-with-dependencies waits for a yes, its delta
-(`+4 deps, +312 tok`).
+would redact and how many it keeps on purpose, and, while add-with-dependencies
+waits for a yes, its delta (`+4 deps, +312 tok`).
 """
 
 from __future__ import annotations
@@ -161,6 +161,12 @@ class Counters(Widget):
             noun = "secret" if packing.redacted == 1 else "secrets"
             long.append(Content.styled(f"{packing.redacted} {noun} redacted", "bold $text-warning"))
             short.append(Content.styled(f"{packing.redacted} redacted", "bold $text-warning"))
+        refs = {r.item.ref for r in self.bundled.items}
+        kept = sum(1 for finding in self.bundled.kept.values() if finding.id in refs)
+        if kept:  # left in on purpose: still worth seeing before each paste
+            noun = "secret" if kept == 1 else "secrets"
+            long.append(Content.styled(f"{kept} {noun} kept", "bold $text-error"))
+            short.append(Content.styled(f"{kept} kept", "bold $text-error"))
         sep = Content(" │ ")
         return (sep + sep.join(long) if long else Content(""), sep + sep.join(short) if short else Content(""))
 

@@ -8,6 +8,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import on
+from textual.binding import BindingType
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Tree
@@ -17,6 +18,7 @@ from symscope.core.models import FileRecord
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.bundle_controller import BundleState
+from symscope.tui.keys import bindings
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,7 @@ class RepoTree(Tree[Entry]):
             return self.tree
 
     BORDER_TITLE = "Files"
+    BINDINGS: ClassVar[list[BindingType]] = bindings("tree")
 
     bundled: reactive[BundleState] = reactive(BundleState, init=False)
     """The App's bundle (bound with `data_bind`): files with items in it get a mark."""

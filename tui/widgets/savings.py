@@ -1,12 +1,17 @@
 """`SavingsPanel`: the bundle drawn against the whole files it comes from and the whole repo.
 
-One bar per comparison: the track is the whole (the files, the repo, the budget)
-and the filled part is the bundle, in eighths of a cell so that even 0.1% shows as
-a sliver. Beside each bar, the exact figures. Every number is the core's exact
-cl100k count (`BundleState.savings`, and the packed text's count under a budget).
+The bars against the files and the repo show how many times smaller the bundle
+is, on a log scale from 1x (empty) to 10,000x (full): on a real repository the
+bundle is a tiny share of the whole, so a linear bar would be a sliver at 99% and
+the same sliver at 99.9%; here 100x fills half and 1,000x three quarters. The budget
+bar is linear: the packed text against the budget. Beside each bar, the exact
+figures and the factor. Every number is the core's exact cl100k count
+(`BundleState.savings`, and the packed text's count under a budget).
 """
 
 from __future__ import annotations
+
+import math
 
 from textual.content import Content
 from textual.geometry import Size
@@ -22,6 +27,21 @@ FULL_BLOCK = "█"
 TRACK = "░"
 LABEL_WIDTH = 9
 MIN_BAR = 6
+#: Decades the factor bars span: full at 10**DECADES times smaller.
+DECADES = 4
+
+
+def factor_fraction(part: int, whole: int) -> float:
+    """Where `whole / part` lies on a log scale from 1x (0.0) to 10**DECADES x (1.0)."""
+    if part <= 0 or whole <= part:
+        return 0.0
+    return min(1.0, math.log10(whole / part) / DECADES)
+
+
+def _versus(part: int, whole: int, saved_pct: float) -> str:
+    """`269 of 26,900 tok · 100x · -99.0%` (no factor when nothing is saved; the title says "smaller")."""
+    factor = f" · {fmt.ratio(whole / part)}" if 0 < part < whole else ""
+    return f"{fmt.tokens(part)} of {fmt.tokens(whole)} tok{factor} · {fmt.saved(saved_pct)}"
 
 
 def bar(fraction: float, width: int) -> tuple[str, str]:
@@ -41,7 +61,8 @@ def bar(fraction: float, width: int) -> tuple[str, str]:
 
 
 class SavingsPanel(Widget):
-    """Two or three bars: the bundle against its files, against the repo, and the budget."""
+    """Two or three bars: how many times smaller the bundle is than its files and the repo (log
+    scale), and the packed text against the budget (linear)."""
 
     DEFAULT_CSS = """
     SavingsPanel {
@@ -57,20 +78,20 @@ class SavingsPanel(Widget):
     """The App's bundle (bound with `data_bind`)."""
 
     def on_mount(self) -> None:
-        self.border_title = "Savings"
+        self.border_title = f"Savings · {fmt.TIMES} smaller, log scale"
 
     def watch_bundled(self, state: BundleState) -> None:
         self.display = state.count > 0
 
     def rows(self) -> list[tuple[str, float, str]]:
-        """(label, fraction of the whole, figures) per bar, as drawn."""
+        """(label, filled fraction of the bar, figures) per bar, as drawn."""
         state = self.bundled
         s = state.savings
         rows = [
-            ("vs files", s.tokens / s.file_tokens if s.file_tokens else 0.0,
-             f"{fmt.tokens(s.tokens)} of {fmt.tokens(s.file_tokens)} tok · {fmt.saved(s.vs_file_saved_pct)}"),
-            ("vs repo", s.tokens / s.repo_tokens if s.repo_tokens else 0.0,
-             f"{fmt.tokens(s.tokens)} of {fmt.tokens(s.repo_tokens)} tok · {fmt.saved(s.vs_repo_saved_pct)}"),
+            ("vs files", factor_fraction(s.tokens, s.file_tokens), _versus(s.tokens, s.file_tokens,
+                                                                            s.vs_file_saved_pct)),
+            ("vs repo", factor_fraction(s.tokens, s.repo_tokens), _versus(s.tokens, s.repo_tokens,
+                                                                           s.vs_repo_saved_pct)),
         ]
         packing = state.packing
         if packing is not None and packing.budget is not None:

@@ -12,6 +12,7 @@ one-word query the engine finds little for also lists the symbols it abbreviates
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import ClassVar
@@ -47,6 +48,8 @@ from symscope.tui.keys import bindings
 #: searches at once.
 DEBOUNCE = 0.04
 RESULT_LIMIT = 50
+#: Below this many cells for name and place, a result row shows no place.
+NARROW_ROW = 30
 
 
 def _fit(text: str, width: int, *, keep_end: bool = False) -> str:
@@ -61,6 +64,48 @@ def _fit(text: str, width: int, *, keep_end: bool = False) -> str:
             tail = tail[1:]
         return set_cell_size("\u2026" + tail, width)
     return set_cell_size(text, width - 1) + "\u2026"
+
+
+_FOLDED = re.compile(r" \+\d+$")
+
+
+def _fit_name(name: str, width: int) -> str:
+    """`name` in exactly `width` cells, cropped so that rows stay told apart.
+
+    Rows often differ only at the end (`Context.BindJSON`, `Context.ShouldBindJSON`), so
+    the ellipsis goes in the middle: the last part of the qualified name stays whole
+    (`Con…BindJSON`), and when it alone is too long, its start and its end stay
+    (`Sho…ndJSON`). A `+N` of folded copies stays with it.
+    """
+    if width <= 0 or cell_len(name) <= width:
+        return _fit(name, width)
+    folded = _FOLDED.search(name)
+    body, suffix = (name[: folded.start()], folded.group()) if folded else (name, "")
+    head, dot, last = body.rpartition(".")
+    room = width - cell_len(suffix) - 1
+    if cell_len(last) <= room:
+        return set_cell_size(_crop_end(head + dot, room - cell_len(last)) + "\u2026" + last + suffix, width)
+    if room < 2:
+        return _fit(name, width)
+    front = _crop_end(last, room // 3)
+    back = _crop_start(last, room - cell_len(front))
+    return set_cell_size(front + "\u2026" + back + suffix, width)
+
+
+def _crop_end(text: str, width: int) -> str:
+    """The longest start of `text` within `width` cells (a hostile name may be very long)."""
+    text = text[: max(width, 0)]  # every character takes at least one cell
+    while cell_len(text) > width:
+        text = text[:-1]
+    return text
+
+
+def _crop_start(text: str, width: int) -> str:
+    """The longest end of `text` within `width` cells."""
+    text = text[-width:] if width > 0 else ""
+    while cell_len(text) > width:
+        text = text[1:]
+    return text
 
 
 def _where(path: str, line: int, width: int) -> str:
@@ -297,13 +342,15 @@ class ResultsList(ScrollView, can_focus=True):
         style = self.get_component_rich_style
         longest = self._longest_name
         fixed = 2 + 7 + 8  # mark, kind, tokens
-        name_width = max(8, min(longest + 1, int((width - fixed) * 0.62)))
+        room = width - fixed
+        # Narrow: the name takes the whole row (a cropped `…9` of a path tells nothing).
+        name_width = max(8, room if room < NARROW_ROW else min(longest + 1, int(room * 0.62)))
         where_width = max(0, width - fixed - name_width)
         tokens = fmt.tokens(sym.tokens).rjust(6) + "  "
         segments = [
             Segment("\u25cf " if sym.id in self._bundled else "  ", base + style("results--mark", partial=True)),
             Segment(_fit(fmt.kind_label(sym.kind), 7), base + style("results--kind", partial=True)),
-            Segment(_fit(self._names[row], name_width), base + style("results--name", partial=True)),
+            Segment(_fit_name(self._names[row], name_width), base + style("results--name", partial=True)),
             Segment(tokens, base + style("results--meta", partial=True)),
             Segment(_fit(_where(self._paths[row], sym.start_line, where_width), where_width, keep_end=True),
                     base + style("results--meta", partial=True)),
@@ -408,8 +455,12 @@ class SearchPane(Vertical):
         self.input.cursor_position = len(text)
 
     def focus_input(self, fresh: bool = False) -> None:
-        """Focus the box; `fresh` selects its text, so what is typed next replaces it."""
-        self.input.focus()
+        """Focus the box; `fresh` selects its text, so what is typed next replaces it.
+
+        The focus moves now, not after a refresh (`Widget.focus`): a key typed right after
+        `/` is already queued, and must reach the box, not the pane that had the focus.
+        """
+        self.screen.set_focus(self.input)
         if fresh:
             self.input.select_all()
 

@@ -49,6 +49,8 @@ class Workspace(Horizontal):
     def __init__(self, index: Index, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.index = index
+        self._sidebar_wish: int | None = None
+        """The side column's width asked for with `<` and `>` (None: the stylesheet's)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sidebar"):
@@ -98,6 +100,7 @@ class Workspace(Horizontal):
         if old == show:
             return  # the first value from the binding: nothing moves
         self.set_class(show, "-bundle")
+        self.call_after_refresh(self._apply_sidebar_width)  # the bundle pane takes room too
         bundle = self.query_one(BundleView)
         focused = self.screen.focused
         if show:
@@ -128,12 +131,33 @@ class Workspace(Horizontal):
             "related": self.query_one(RelatedPane),
             "search": self.query_one(SearchPane).input, "bundle": self.query_one(BundleView).table,
         }
-        targets.get(name, self.query_one(SourceView)).focus()
+        # Now, not after a refresh: the keys typed right after `3` or `5` go to that pane.
+        self.screen.set_focus(targets.get(name, self.query_one(SourceView)))
 
     def resize_sidebar(self, delta: int) -> None:
         """Grow or shrink the files/outline column, within what leaves room for the source."""
         sidebar = self.query_one("#sidebar")
-        current = sidebar.outer_size.width or SIDEBAR_MIN_WIDTH
-        limit = max(SIDEBAR_MIN_WIDTH, self.app.size.width - CONTENT_MIN_WIDTH)
-        sidebar.styles.width = max(SIDEBAR_MIN_WIDTH, min(limit, current + delta))
+        shown = sidebar.outer_size.width or SIDEBAR_MIN_WIDTH
+        wanted = self._clamp_sidebar(shown + delta)
+        if delta > 0 and wanted <= shown:
+            return  # at the limit of this terminal: keep the width asked for, for a wider one
+        self._sidebar_wish = wanted
+        self._apply_sidebar_width()
+
+    def _clamp_sidebar(self, width: int) -> int:
+        """`width` within what this terminal leaves once the source (and bundle pane) have their room."""
+        bundle = self.query_one(BundleView)
+        beside = bundle.outer_size.width if self.show_bundle and bundle.display else 0
+        limit = max(SIDEBAR_MIN_WIDTH, self.app.size.width - CONTENT_MIN_WIDTH - beside)
+        return max(SIDEBAR_MIN_WIDTH, min(limit, width))
+
+    def _apply_sidebar_width(self) -> None:
+        if self._sidebar_wish is None:
+            return  # the stylesheet's width, which follows the terminal by itself
+        sidebar = self.query_one("#sidebar")
+        sidebar.styles.width = self._clamp_sidebar(self._sidebar_wish)
         sidebar.styles.max_width = None
+
+    def on_resize(self) -> None:
+        """The terminal changed size: clamp the width asked for with `>` to the new one."""
+        self._apply_sidebar_width()
