@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core import levers
+from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.errors import BadQueryError, StaleSettingsError
 from symscope.core.models import CALLABLE_KINDS, FoldKind, SearchHit
 from symscope.core.pathnames import escape_controls
@@ -44,14 +45,6 @@ from symscope.core.thesaurus import related_terms
 if TYPE_CHECKING:
     from symscope.core.semantic import DenseIndex
 
-#: Path segments and file names that mark tests, examples, docs, benchmarks, fuzz targets
-#: (`cargo fuzz` puts them in `fuzz/`), mocks, and built bundles (`dist/`: a committed
-#: copy of the whole library, under names like `mergeConfig$1`).
-_AUX_SEGMENT = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures?|examples?|samples?|demos?|"
-    r"docs?|docs_src|documentation|bench|benches|benchmarks?|tutorials?|scripts|"
-    r"e2e|fuzz|mocks|__mocks__|playground|dist)(/|$)"
-)
 #: Folders of bundled third-party code (kept in the index, ranked below the repo's own).
 _VENDORED_SEGMENT = re.compile(r"(^|/)(deps|3rdparty|thirdparty|third-party|_vendor|vendored)(/|$)")
 VENDORED_PRIOR = DEFAULTS.vendored_prior
@@ -63,12 +56,6 @@ EXPORTED_PRIOR = DEFAULTS.exported_prior
 #: ... when it is one of these kinds: what does the work (a re-exported type or constant
 #: describes data, and rarely answers "what does X").
 PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
-_AUX_FILE = re.compile(
-    r"(^|/)(test_[^/]*|tests\.\w+|[^/]*_(test|spec)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py|"
-    r"[^/]*(Test|Tests|[a-z]IT|Benchmark|Benchmarks)\.(java|kt|kts|scala|groovy|cs|swift))$"
-)
-#: Scopes whose contents are tests: `mod tests`, `mod test` (see `in_test_module`).
-_TEST_MODULES = frozenset({"test", "tests"})
 #: Query words that ask for auxiliary code (not `dist`: it is also a name, `dist()` for distance).
 _AUX_QUERY_WORDS = frozenset(
     ["test", "tests", "testing", "spec", "specs", "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs", "docs_src", "tutorial", "tutorials", "fixture", "fixtures", "bench", "benches", "benchmark", "benchmarks", "script", "scripts", "fuzz", "mock", "mocks", "e2e", "playground"]
@@ -97,7 +84,7 @@ _RESTRICTED = re.compile(r"^\s*(?:pub\s*\((?:crate|super|self|in\b)[^)]*\)|priva
 _DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 #: C and C++ headers: a symbol no longer than its signature there is a prototype.
 _HEADER_FILE = re.compile(r"\.(h|hh|hpp|hxx|h\+\+)$")
-#: Superseded code, and examples under a name `_AUX_SEGMENT` does not read (chi's `_examples/`):
+#: Superseded code, and examples under a name `code_roles.is_auxiliary` does not read (chi's `_examples/`):
 #: a copy there is not the one a folded hit shows.
 _SECONDARY_SEGMENT = re.compile(r"(^|/)(legacy|deprecated|obsolete|_examples?|_samples?)(/|$)")
 #: An exact name's definition in a declaration file counts this share of its substance.
@@ -155,24 +142,6 @@ COPY_MIN_TERMS = 20
 COPY_REACH = 3
 #: Symbols whose terms are read back from the store at a time, when building.
 TERMS_BATCH = 500
-
-
-def is_auxiliary(path: str) -> bool:
-    """True for test, example, docs and benchmark files, which rank below library code: by
-    folder (`tests/`, `examples/`) or by name (`test_x.py`, `x_test.go`, `x.spec.ts`,
-    `x_spec.rb`, Rust's and Django's `tests.rs`/`tests.py`, `FooTest.java`, `FooIT.java`,
-    `ParseBenchmark.java`)."""
-    return bool(_AUX_SEGMENT.search(path) or _AUX_FILE.search(path))
-
-
-def in_test_module(qualname: str, kind: str) -> bool:
-    """True for an inline test module (Rust's `#[cfg(test)] mod tests` inside a library file)
-    and everything in it: test code wherever its file is. Only a lower-case `test`/`tests`
-    scope counts, so Elixir's `Plug.Test` helpers and a method named `test` stay library code."""
-    if "test" not in qualname:
-        return False
-    scope = qualname.split(".")
-    return not _TEST_MODULES.isdisjoint(scope if kind == "module" else scope[:-1])
 
 
 def glob_match(path: str, glob: str) -> bool:

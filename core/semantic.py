@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.private import write_private_with
 from symscope.core.settings import DEFAULTS, current
 
@@ -164,7 +165,6 @@ def update(index: Index, progress: Callable[[int, int], None] | None = None) -> 
     import time
 
     from symscope.core.errors import StaleSymbolError
-    from symscope.core.searcher import in_test_module, is_auxiliary
 
     started = time.perf_counter()
     path = index.index_dir / VECTORS_FILE

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from symscope.core import levers
+from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
-from symscope.core.searcher import in_test_module, is_auxiliary
 from symscope.core.terms import query_terms, split_identifier, stem
 
 

@@ -19,11 +19,12 @@ import threading
 from dataclasses import dataclass
 
 from symscope.core.abbrev import NameIndex
+from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import SearchHit
 from symscope.core.query import ParsedQuery
-from symscope.core.searcher import glob_match, in_test_module, is_auxiliary
+from symscope.core.searcher import glob_match
 
 #: A one-word query with fewer engine hits than this gets abbreviation matches appended.
 FEW_HITS = 5
