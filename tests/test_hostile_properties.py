@@ -29,6 +29,7 @@ from mcp.types import TextContent
 
 from symscope.core import api
 from symscope.core.index import Index
+from symscope.core.pathnames import escape_name, unescape_name
 from symscope.core.tokens import count_tokens
 from symscope.mcp_server.args import RESULT_BUDGET
 from symscope.mcp_server.server import build_server
@@ -204,3 +205,13 @@ def test_each_hostile_string_in_each_argument_is_refused_in_one_line(
         if result.is_error:
             _assert_one_line_error(tool, text)
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+
+
+@settings(max_examples=500, deadline=None)
+@given(name=st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=40)
+       | st.binary(max_size=40).map(os.fsdecode))
+def test_escaped_names_round_trip_and_are_one_printable_line(name: str) -> None:
+    escaped = escape_name(name)
+    assert unescape_name(escaped) == name  # lossless: the bytes on disk come back
+    escaped.encode("utf-8")  # storable in SQLite, JSON and MCP text
+    assert not RAW_CONTROL.search(escaped) and "\n" not in escaped
