@@ -917,18 +917,17 @@ def _levels(entry: Entry) -> list[int]:
 
 
 def lookup_item(index: Index, ref: str) -> BundleItem:
-    """A bundle item for a symbol ID, or for a repo-relative path of an indexed file.
+    """A bundle item for a symbol ID, a repo-relative path of an indexed file, or a name of
+    one symbol (`Context.BindJSON`, `BindJSON`: `Index.symbol`).
 
     Raises:
-        UnknownSymbolError: neither.
+        UnknownSymbolError: none of these (the message names the candidates or nearest ids).
     """
-    try:
-        return BundleItem.for_symbol(index.symbol(ref))
-    except UnknownSymbolError:
+    if "::" not in ref:
         rec = index.file(ref)
-        if rec is None:
-            raise UnknownSymbolError(f"unknown symbol id: {ref}") from None
-        return BundleItem.for_file(rec)
+        if rec is not None:
+            return BundleItem.for_file(rec)
+    return BundleItem.for_symbol(index.symbol(ref))
 
 
 def build_bundle(

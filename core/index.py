@@ -24,6 +24,7 @@ from symscope.core.errors import (
     IndexCorruptError,
     NotARepoError,
     StaleSymbolError,
+    SymscopeError,
     UnknownSymbolError,
 )
 from symscope.core.files import read_current, read_repo_file
@@ -54,6 +55,12 @@ if TYPE_CHECKING:
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
+#: A name given where an id belongs that names several symbols: this many ids are offered.
+NAMED_SHOWN = 5
+#: An unknown id is answered with this many nearest ids (a search for its name part).
+NEAREST_SHOWN = 3
+#: Characters of a given id repeated in an error (an answer never echoes a whole argument).
+ECHO_CHARS = 100
 __all__ = ["INDEX_DIR_ENV", "MAX_FILE_BYTES", "Index", "default_index_dir"]
 
 
@@ -236,9 +243,32 @@ class Index:
         # one pasted as on disk (a raw newline, `\udcff` from argv) finds the same symbol.
         shown = escape_controls(symbol_id)
         sym = self.store.symbol(shown)
-        if sym is None:
-            raise UnknownSymbolError(f"unknown symbol id: {shown}")
-        return sym
+        if sym is not None:
+            return sym
+        if "::" not in shown and shown.strip():
+            named = self.store.symbols_named(shown.strip(), NAMED_SHOWN + 1)
+            # a dotted name is a qualified one and may pick one of several same-named members;
+            # a plain name is a name, and must be unique among all symbols (top-level or not)
+            exact = [s for s in named if s.qualname == shown.strip()] if "." in shown else []
+            if len(exact) == 1 or len(named) == 1:
+                return exact[0] if len(exact) == 1 else named[0]
+            if named:
+                more = "" if len(named) <= NAMED_SHOWN else ", ..."
+                raise UnknownSymbolError(
+                    f"{_cut(shown)} names {len(named) if not more else 'more than ' + str(NAMED_SHOWN)} "
+                    f"symbols; give one id: " + ", ".join(s.id for s in named[:NAMED_SHOWN]) + more)
+        raise UnknownSymbolError(f"unknown symbol id: {_cut(shown)}" + self._nearest(shown))
+
+    def _nearest(self, given: str) -> str:
+        """"; nearest: a, b, c" from a search for the id's name part, or "" (never an error)."""
+        words = given.split("::", 1)[-1].split("#", 1)[0].replace(".", " ").strip()[:200]
+        if not words or not self.is_built:
+            return ""
+        try:
+            hits = self.search(words, limit=NEAREST_SHOWN)
+        except SymscopeError:
+            return ""
+        return "; nearest: " + ", ".join(h.symbol.id for h in hits) if hits else ""
 
     def indexed_bytes(self, path: str, symbol: Symbol | None = None) -> bytes:
         """A file's bytes, read safely now, if they are still what was indexed.
@@ -476,3 +506,8 @@ class Index:
             languages=self.store.languages(),
             kinds=self.store.kinds(),
         )
+
+
+def _cut(text: str) -> str:
+    """`text` as an error may repeat it: at most `ECHO_CHARS` characters, the cut marked."""
+    return text if len(text) <= ECHO_CHARS else text[: ECHO_CHARS - 1] + "…"

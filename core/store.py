@@ -36,7 +36,7 @@ from symscope.core.errors import (
 from symscope.core.models import FileRecord, Import, SkippedFile, Symbol
 from symscope.core.private import PRIVATE_TMP_PREFIX
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: symbols_by_name, so a name given for an id is found without a scan
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,6 +71,7 @@ CREATE TABLE IF NOT EXISTS symbols (
     terms TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path, ord);
+CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name);
 CREATE TABLE IF NOT EXISTS imports (
     path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE,
     module TEXT NOT NULL,
@@ -372,6 +373,16 @@ class Store:
     def symbol(self, symbol_id: str) -> Symbol | None:
         rows = self.query(f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id=?", (symbol_id,))
         return symbol_from_row(rows[0]) if rows else None
+
+    def symbols_named(self, name: str, limit: int) -> list[Symbol]:
+        """Up to `limit` symbols whose qualified name, or plain name, is `name` (an index lookup)."""
+        last = name.rsplit(".", 1)[-1]
+        rows = self.query(
+            f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE name=? AND (qualname=? OR name=?) "
+            "ORDER BY qualname<>?, path, ord LIMIT ?",
+            (last, name, name, name, limit),
+        )
+        return [symbol_from_row(row) for row in rows]
 
     def symbols_by_ids(self, ids: list[str]) -> dict[str, Symbol]:
         out: dict[str, Symbol] = {}

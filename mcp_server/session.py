@@ -94,18 +94,27 @@ class Session:
         """The symbol with this id now, or a tool error saying what to call instead."""
         try:
             return self.index.symbol(symbol_id)
-        except UnknownSymbolError:
-            raise ToolError(self.unknown(symbol_id)) from None
+        except UnknownSymbolError as exc:
+            raise ToolError(self.unknown(symbol_id, str(exc))) from None
 
-    def unknown(self, symbol_id: str) -> str:
+    def unknown(self, symbol_id: str, engine: str = "") -> str:
+        """Why an id (or a name given for one) finds nothing, and what to call instead.
+
+        `engine` is the engine's own message: a name of several symbols lists their ids, and
+        an unknown id the nearest ones (the same words every face prints).
+        """
         shown = _echo(symbol_id)
         if symbol_id in self.shown:
             return (f"{shown} no longer exists: its file changed since you got this id "
                     "(renamed, moved or deleted); call search_symbols again")
+        if " names " in engine:  # a name of several symbols: the engine lists their ids
+            return f"{_echo_words(engine, 900)}; call again with one of them"
+        nearest = engine.split("; nearest: ", 1)[1] if "; nearest: " in engine else ""
+        offer = f"; nearest: {_echo_words(nearest, 600)}" if nearest else ""
         path = symbol_id.split("::", 1)[0]
         if "::" in symbol_id and self.index.file(path) is not None:
-            return f"unknown symbol id {shown}; call get_outline on {_echo(path)} for its ids"
-        return (f"unknown symbol id {shown}; ids look like path::qualname#kind, "
+            return f"unknown symbol id {shown}{offer}; call get_outline on {_echo(path)} for its ids"
+        return (f"unknown symbol id {shown}{offer}; ids look like path::qualname#kind, "
                 "call search_symbols to find one")
 
     def explain(self, exc: SymscopeError) -> str:
