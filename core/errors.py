@@ -55,7 +55,14 @@ class IndexBusyError(IndexAccessError):
 
 
 class UnknownSymbolError(SymscopeError):
-    """No symbol has the given ID."""
+    """No symbol has the given ID (or the name given for one names several, or none)."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = (), nearest: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+        """Ids of the symbols a name given for an id names, when it names several."""
+        self.nearest = nearest
+        """Ids a search for an unknown id's name part found, nearest first."""
 
 
 class StaleSymbolError(SymscopeError):

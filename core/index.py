@@ -253,22 +253,25 @@ class Index:
             if len(exact) == 1 or len(named) == 1:
                 return exact[0] if len(exact) == 1 else named[0]
             if named:
+                ids = tuple(s.id for s in named[:NAMED_SHOWN])
                 more = "" if len(named) <= NAMED_SHOWN else ", ..."
                 raise UnknownSymbolError(
                     f"{_cut(shown)} names {len(named) if not more else 'more than ' + str(NAMED_SHOWN)} "
-                    f"symbols; give one id: " + ", ".join(s.id for s in named[:NAMED_SHOWN]) + more)
-        raise UnknownSymbolError(f"unknown symbol id: {_cut(shown)}" + self._nearest(shown))
+                    f"symbols; give one id: " + ", ".join(ids) + more, candidates=ids)
+        nearest = self._nearest(shown)
+        offer = "; nearest: " + ", ".join(nearest) if nearest else ""
+        raise UnknownSymbolError(f"unknown symbol id: {_cut(shown)}{offer}", nearest=nearest)
 
-    def _nearest(self, given: str) -> str:
-        """"; nearest: a, b, c" from a search for the id's name part, or "" (never an error)."""
+    def _nearest(self, given: str) -> tuple[str, ...]:
+        """Ids a search for the id's name part finds, nearest first (none, never an error)."""
         words = given.split("::", 1)[-1].split("#", 1)[0].replace(".", " ").strip()[:200]
         if not words or not self.is_built:
-            return ""
+            return ()
         try:
             hits = self.search(words, limit=NEAREST_SHOWN)
         except SymscopeError:
-            return ""
-        return "; nearest: " + ", ".join(h.symbol.id for h in hits) if hits else ""
+            return ()
+        return tuple(h.symbol.id for h in hits)
 
     def indexed_bytes(self, path: str, symbol: Symbol | None = None) -> bytes:
         """A file's bytes, read safely now, if they are still what was indexed.

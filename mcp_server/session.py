@@ -95,22 +95,22 @@ class Session:
         try:
             return self.index.symbol(symbol_id)
         except UnknownSymbolError as exc:
-            raise ToolError(self.unknown(symbol_id, str(exc))) from None
+            raise ToolError(self.unknown(symbol_id, exc)) from None
 
-    def unknown(self, symbol_id: str, engine: str = "") -> str:
+    def unknown(self, symbol_id: str, exc: UnknownSymbolError | None = None) -> str:
         """Why an id (or a name given for one) finds nothing, and what to call instead.
 
-        `engine` is the engine's own message: a name of several symbols lists their ids, and
-        an unknown id the nearest ones (the same words every face prints).
+        `exc` is the engine's answer: the ids a name of several symbols names, or the ids
+        nearest an unknown one (the same ids every face offers).
         """
         shown = _echo(symbol_id)
         if symbol_id in self.shown:
             return (f"{shown} no longer exists: its file changed since you got this id "
                     "(renamed, moved or deleted); call search_symbols again")
-        if " names " in engine:  # a name of several symbols: the engine lists their ids
-            return f"{_echo_words(engine, 900)}; call again with one of them"
-        nearest = engine.split("; nearest: ", 1)[1] if "; nearest: " in engine else ""
-        offer = f"; nearest: {_echo_words(nearest, 600)}" if nearest else ""
+        if exc is not None and exc.candidates:
+            return f"{_echo_words(str(exc), 900)}; call again with one of them"
+        nearest = exc.nearest if exc is not None else ()
+        offer = f"; nearest: {_echo_words(', '.join(nearest), 600)}" if nearest else ""
         path = symbol_id.split("::", 1)[0]
         if "::" in symbol_id and self.index.file(path) is not None:
             return f"unknown symbol id {shown}{offer}; call get_outline on {_echo(path)} for its ids"
