@@ -17,7 +17,7 @@ import pytest
 from symscope.core import parse
 from symscope.core.languages import all_languages, language_by_name
 from symscope.core.models import Symbol
-from symscope.core.parse import Extraction, extract
+from symscope.core.parse import Extraction, extract, recovery
 from symscope.core.repair import Recovery, Region
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
@@ -38,7 +38,7 @@ def _extract(language: str, source: str, path: str = "x") -> Extraction:
 @pytest.fixture
 def unrepaired(monkeypatch: pytest.MonkeyPatch) -> None:
     """Switch the repair off: extract from the whole file's parse as it is."""
-    monkeypatch.setattr(parse, "recover", lambda source, spec, tree, defs: Recovery([Region(tree.root_node)], [tree]))
+    monkeypatch.setattr(recovery, "recover", lambda source, spec, tree, defs: Recovery([Region(tree.root_node)], [tree]))
 
 
 def _by_name(result: Extraction, qualname: str) -> Symbol:
@@ -398,13 +398,13 @@ def test_error_free_files_are_extracted_exactly_as_without_the_repair(
     def refuse(*args: object) -> Recovery:
         raise AssertionError("repair ran on an error-free file")
 
-    monkeypatch.setattr(parse, "recover", refuse)
+    monkeypatch.setattr(recovery, "recover", refuse)
     without = extract(relative, source, dataclasses.replace(spec, resync=None))
     assert with_repair == without
 
 
 def test_resync_is_data_in_languages_json() -> None:
-    raw = json.loads((Path(parse.__file__).parent / "languages.json").read_text("utf-8"))
+    raw = json.loads((Path(parse.__file__).parent.parent / "languages.json").read_text("utf-8"))
     for name, entry in raw.items():
         spec = language_by_name(name)
         assert spec is not None
