@@ -418,7 +418,7 @@ class Index:
 
     @property
     def deps(self) -> Dependencies:
-        """Uses, callers and importers of this index's symbols (`core/deps.py`)."""
+        """Uses, callers and importers of this index's symbols (`core/deps/`)."""
         if self._deps is None:
             from symscope.core.deps import Dependencies  # parses on demand: only its users pay
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-#: Bump when core/parse.py changes what it extracts for the same source.
+#: Bump when core/parse/ changes what it extracts for the same source.
 EXTRACTOR_VERSION = 6
 
 
