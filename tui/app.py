@@ -9,7 +9,10 @@ its watchers. Blocking work runs in thread workers: indexing (`tui/indexing.py`)
 reading a file (`tui/file_view.py`), a symbol's uses and callers (the Related
 pane), and planning, saving, resolving, packing, copying and writing the bundle
 (`tui/bundle_controller.py`, run by `tui/bundle_runner.py`). Keys, palette and
-help come from `tui/actions.py`.
+help come from `tui/actions.py`. The app composes and routes; what it does lives in
+its base classes: index updates and reloads (`tui/app_index.py`), the current file
+and pane focus (`tui/app_navigation.py`), price and secrets prompts
+(`tui/app_prompts.py`), bundle, index and filter keys (`tui/app_actions.py`).
 
 Another process may re-index the repo while the app is open (`symscope index`).
 The app compares the index's generation on disk with the one it shows when it
@@ -22,16 +25,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on, work
-from textual.actions import SkipAction
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.reactive import reactive
-from textual.widgets import Footer, Header, Input, TextArea
-from textual.worker import get_current_worker
+from textual.widgets import Footer, Header
 
 from symscope.core.bundle import Format, ResolvedItem
-from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import Stats, Symbol
 from symscope.core.sanitize import for_terminal
@@ -39,23 +39,21 @@ from symscope.tui import formatting as fmt
 from symscope.tui import places
 from symscope.tui.actions import KeyHints, keys_of, spec
 from symscope.tui.app_actions import AppActions
+from symscope.tui.app_index import IndexFlow
+from symscope.tui.app_prompts import Prompts
 from symscope.tui.bundle_controller import BundleController, BundleState, Edit, Note
 from symscope.tui.bundle_meta import TrackedBundle
 from symscope.tui.bundle_runner import BundleRunner
-from symscope.tui.bundle_screens import ConfirmDepsScreen, SecretsScreen
+from symscope.tui.bundle_screens import ConfirmDepsScreen
 from symscope.tui.clipboard import Clipboard, make_clipboard
 from symscope.tui.commands import SymscopeCommands
-from symscope.tui.file_view import load_file
 from symscope.tui.indexing import (
     IndexingBar,
-    empty_repo_notice,
-    finished_note,
     start_resource_tracker,
 )
 from symscope.tui.keys import bindings
-from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned, FileLoaded
+from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned
 from symscope.tui.related_data import DepsPlan
-from symscope.tui.screens import PromptScreen
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.counters import Counters, FileCost, SymbolCost
 from symscope.tui.widgets.outline import Outline
@@ -71,7 +69,7 @@ STARTUP_UPDATE_DELAY = 0.4
 INDEX_CHECK_INTERVAL = 3.0
 
 
-class SymscopeApp(AppActions):
+class SymscopeApp(AppActions, IndexFlow, Prompts):
     """Files, outline, search and source on one screen; a bundle pane on demand."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -167,93 +165,17 @@ class SymscopeApp(AppActions):
         tree.root.set_label(Text(for_terminal(self.repo_name)))
         for note in self._startup_notes:
             self.toast(note)
-        if self.index.is_built:
-            self._populate()
-        else:
-            self._edit(Edit(changed=False))  # show the restored bundle
-            self.workspace.show_placeholder("Indexing this repository for the first time…")
-            self.sub_title = "indexing…"
-            self.start_index(manual=False)
-        if self.index.is_built and self.update_on_start:
-            # Paint the first screen from the index as it is, then look for changes.
-            if self.update_delay > 0:
-                self.set_timer(self.update_delay, lambda: self.start_index(manual=False))
-            else:
-                self.call_after_refresh(self.start_index, False)
+        self.load_on_start()
         self.set_interval(INDEX_CHECK_INTERVAL, self.check_index)
         tree.focus()
 
-    # -- keys and the index ------------------------------------------------------------------
+    # -- watchers: state flowing down ------------------------------------------------------------------
 
     def watch_hints(self, hints: KeyHints) -> None:
         self.bundles.hints = hints
 
-    def start_index(self, manual: bool, rebuild: bool = False) -> None:
-        """Update the index in a thread worker (one at a time)."""
-        if self.indexing:
-            self.say("Already indexing; wait for it to finish.", "warning")
-            return
-        self.indexing = True
-        self.query_one(IndexingBar).start(manual=manual, rebuild=rebuild,
-                                          show=manual or not self.index.is_built)
-
-    def on_indexing_bar_failed(self, message: IndexingBar.Failed) -> None:
-        self.indexing = False
-        if message.error:
-            self.toast(Note(message.error, "error", "Index", timeout=8))
-
-    def on_indexing_bar_finished(self, message: IndexingBar.Finished) -> None:
-        self.indexing = False
-        reloaded = self.check_index()
-        if not reloaded:
-            self._edit(Edit(changed=False))  # files may have changed on disk: re-check the bundle
-        note = finished_note(message, reloaded)
-        if note is not None:
-            self.toast(note)
-
-    def check_index(self) -> bool:
-        """Reload everything if the index on disk is not the one shown (another process re-indexed)."""
-        bar = next(iter(self.query(IndexingBar)), None)  # none while the app shuts down (a late timer)
-        if bar is None or not bar.stale():
-            return False
-        self._populate()
-        return True
-
-    def on_app_focus(self, event: events.AppFocus) -> None:
-        self.check_index()
-
     def watch_indexing(self, indexing: bool) -> None:
         self.sub_title = fmt.stats_line(self.stats, indexing)
-
-    def _populate(self) -> None:
-        """Load the tree, notice, stats, current file and bundle from the index as it is now."""
-        self.query_one(IndexingBar).mark_loaded()  # first: a run finishing after this reloads again
-        files = self.index.files()
-        self.stats = self.index.stats()
-        self.query_one(RepoTree).load(files, self.repo_name)
-        self.workspace.show_notice(None if files else empty_repo_notice(self.index, self.hints))
-        path, sym = self.current_path, self.current_symbol
-        if path is not None and self.index.file(path) is None:
-            path = sym = None
-        if sym is not None:
-            try:
-                sym = self.index.symbol(sym.id)
-            except SymscopeError:
-                sym = None
-        if path is not None and path == self.current_path:
-            self._load_file(path)  # the same file: it may have changed, read it again
-        self.current_path = path
-        self.current_symbol = sym
-        if path is None and files:
-            h = self.hints
-            self.workspace.show_placeholder(f"Pick a file ({h['app.focus_tree']}) or a symbol "
-                                            f"({h['app.focus_outline']}),\nor search ({h['app.search']}).")
-        self.query_one(SearchPane).rerun()
-        self.query_one(RelatedPane).reload()
-        self._edit(Edit(changed=False))
-        self.sub_title = fmt.stats_line(self.stats, self.indexing)
-
-    # -- state flowing down --------------------------------------------------------------
 
     @property
     def workspace(self) -> Workspace:
@@ -266,18 +188,6 @@ class SymscopeApp(AppActions):
         else:
             self._load_file(path)
         self._update_counters()
-
-    @work(thread=True, exclusive=True, group="file", exit_on_error=False)
-    def _load_file(self, path: str) -> None:
-        view = load_file(self.index, path)
-        if not get_current_worker().is_cancelled:
-            self.post_message(FileLoaded(view))
-
-    def on_file_loaded(self, message: FileLoaded) -> None:
-        if message.view.path == self.current_path:  # else the user moved on
-            if message.view.error is not None:
-                self.say(message.view.error, "error")
-            self.workspace.show_file(message.view)
 
     def watch_current_symbol(self, sym: Symbol | None) -> None:
         if sym is not None and sym.path != self.current_path:
@@ -329,18 +239,6 @@ class SymscopeApp(AppActions):
     def _osc52(self, text: str) -> None:
         """The terminal clipboard, from the copy worker's thread."""
         self.call_from_thread(self.copy_to_clipboard, text)
-
-    def open_item(self, key: str) -> None:
-        r = self.bundled.find(key)
-        if r is None:
-            return
-        if r.symbol is not None:
-            self.current_symbol = r.symbol
-        elif r.file is not None:
-            self.current_symbol = None
-            self.current_path = r.file.path
-        else:
-            self.say(f"{r.name}: {r.note}", "warning")
 
     # -- messages from the panes ----------------------------------------------------------
 
@@ -400,34 +298,9 @@ class SymscopeApp(AppActions):
 
     @on(SourceView.LineClicked)
     def _line_clicked(self, message: SourceView.LineClicked) -> None:
-        inside = [s for s in self.index.file_symbols(message.path)
-                  if s.start_line <= message.line <= s.end_line]
-        if inside:
-            self.current_symbol = min(inside, key=lambda s: (s.end_line - s.start_line, -s.start_line))
+        self.open_line(message.path, message.line)
 
     # -- actions ------------------------------------------------------------------------
-
-    def action_focus_search(self) -> None:
-        """`/`, a priority key: checked before the focused pane sees it, so the focus moves before
-        the next key is handed out. In a box or a modal screen it is left to them (in the search
-        box, the pane's own `/` starts a fresh query)."""
-        if len(self.screen_stack) > 1 or isinstance(self.focused, (Input, TextArea)):
-            raise SkipAction()
-        self.query_one(SearchPane).focus_input(fresh=True)
-
-    def action_focus_pane(self, name: str) -> None:
-        self.show_sidebar = self.show_sidebar or name in ("tree", "outline", "related")
-        self.show_bundle = self.show_bundle or name == "bundle"
-        self.show_related = self.show_related or name == "related"
-        self.workspace.focus_pane(name)
-
-    def action_toggle_symbol(self) -> None:
-        if self.current_symbol is None:
-            h = self.hints
-            self.say(f"No symbol picked: choose one in the outline ({h['app.focus_outline']}) or search "
-                     f"({h['app.search']}).", "warning")
-        else:
-            self.toggle_symbol(self.current_symbol)
 
     def action_add_with_deps(self) -> None:
         if self.current_symbol is None:
@@ -455,33 +328,8 @@ class SymscopeApp(AppActions):
         again = keys_of(spec("app.add_with_deps"), self.keymap)
         self.push_screen(ConfirmDepsScreen(plan, again), done)
 
-    def action_show_secrets(self) -> None:
-        packing = self.bundled.packing
-        redacted = list(packing.redactions) if packing is not None else []
-        self.push_screen(SecretsScreen(redacted, list(self.bundled.kept.values()),
-                                       lambda finding, keep: self._edit(self.bundles.keep_secret(finding, keep))))
-
-    def action_toggle_file(self) -> None:
-        if self.current_path is None:
-            self.say(f"No file open: pick one in the files pane ({self.hints['app.focus_tree']}).", "warning")
-        else:
-            self._edit(self.bundles.toggle_file(self.current_path))
-
-    def action_resize_sidebar(self, delta: int) -> None:
-        self.show_sidebar = True
-        self.workspace.resize_sidebar(delta)
-
     action_accept_changes = accept_changes
     action_remove_missing = remove_missing
-
-    def action_set_price(self) -> None:
-        def done(value: str | None) -> None:
-            price = fmt.parse_price(value) if value is not None else None
-            if price is not None:
-                self.price = price
-                self.say(f"Price: {fmt.money(price)} per million tokens")
-
-        self.push_screen(PromptScreen.price(self.price), done)
 
 
 
