@@ -1,4 +1,5 @@
-"""Resolving the uses of one symbol: receivers, chains and declared types worked out as a reader would."""
+"""Resolving the uses of one symbol: receivers, chains and declared types worked out as a reader
+would."""
 
 from __future__ import annotations
 

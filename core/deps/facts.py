@@ -1,4 +1,5 @@
-"""Per-language dependency facts from languages.json: receivers, member operators, manifests, build tags."""
+"""Per-language dependency facts from languages.json: receivers, member operators, manifests, build
+tags."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Readings of source text around a symbol: import statements, return types, base classes, build constraints."""
+"""Readings of source text around a symbol: import statements, return types, base classes, build
+constraints."""
 
 from __future__ import annotations
 

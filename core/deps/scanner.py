@@ -1,4 +1,5 @@
-"""Reading one symbol's code with tree-sitter into the names it uses, the names it binds and their declarations."""
+"""Reading one symbol's code with tree-sitter into the names it uses, the names it binds and their
+declarations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The table of names: every symbol of one index generation arranged for lookups, and how modules map to files."""
+"""The table of names: every symbol of one index generation arranged for lookups, and how modules
+map to files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The values the dependency analysis passes around (uses, dependencies, importers, scans) and its limits."""
+"""The values the dependency analysis passes around (uses, dependencies, importers, scans) and its
+limits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Running a language's tags query over a tree: the candidates and imports it finds, nested parses included."""
+"""Running a language's tags query over a tree: the candidates and imports it finds, nested parses
+included."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Names as a reader writes them: quoting removed, generic arguments and pointer marks dropped, `a::b` -> `a.b`."""
+"""Names as a reader writes them: quoting removed, generic arguments and pointer marks dropped,
+`a::b` -> `a.b`."""
 
 from __future__ import annotations
 
