@@ -18,6 +18,7 @@ from screenshots import corpus
 from screenshots.make import SAMPLE_REPO, main, shoot
 from screenshots.scenes import gin_bundle, help_scene
 from symscope.core.index import Index
+from symscope.tui.actions import spec
 
 ROOT = Path(__file__).resolve().parents[1]
 GIN_MINI = ROOT / "tests" / "tui" / "fixtures" / "gin_mini"
@@ -108,5 +109,7 @@ async def test_help_scene_on_the_sample_repo(tmp_path: Path) -> None:
     with Index.open(SAMPLE_REPO, index_dir=index_dir) as index:
         index.update(processes=1)
     svg, shown = await shoot(SAMPLE_REPO, index_dir, "help", (100, 44), help_scene, tmp_path)
-    assert "Add the symbol with its dependencies" in svg.read_text(encoding="utf-8").replace("&#160;", " ")
+    text = svg.read_text(encoding="utf-8").replace("&#160;", " ")
+    for action in ("app.toggle_symbol", "app.add_with_deps", "app.copy"):
+        assert (spec(action).help or spec(action).description) in text
     assert shown == []  # nothing picked, nothing bundled: no savings to quote
