@@ -46,8 +46,10 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(CORPORA)
 	$(BIN)/python -m benchmarks.charts
 
+# Pictures of gin at its pinned commit (refused, with how to get it, if $(CORPORA)/gin is not that);
+# `$(BIN)/python -m screenshots.make --sample` is a quick run on the fixture repo.
 screenshots: $(STAMP)
-	$(BIN)/python -m screenshots.make
+	$(BIN)/python -m screenshots.make --repo $(CORPORA)/gin
 
 clean:
 	rm -rf $(VENV) build *.egg-info

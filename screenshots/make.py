@@ -1,16 +1,22 @@
-"""Drive the real app with Pilot and save SVG (and PNG, if cairosvg is importable) screenshots.
+"""Drive the real app with Pilot on a pinned real repository and save its screenshots.
 
     python -m screenshots.make [--repo PATH] [--out DIR]
+    python -m screenshots.make --sample [--out DIR]
 
-Defaults to the checked-in sample repo (tests/fixtures/sample_repo), indexed into a
-temporary folder, so the pictures are reproducible. Writes:
+By default the pictures are of gin at the commit the benchmarks pin
+(`screenshots.corpus`), read from `benchmarks/corpora/gin`, so the savings panel
+shows a real repository's savings; a folder that is missing or is not that corpus
+is refused with one line saying how to get it (nothing is downloaded). `--sample`
+uses the 10-file fixture repo instead, for a quick run, and writes to a temporary
+folder unless `--out` is given. The index goes to a temporary folder. Writes SVGs
+(and PNGs, if cairosvg is importable), and prints for each picture the figures
+its counters and savings panel show, read from the app:
 
-* main.svg   - search results, the chosen symbol highlighted in the source, counters;
-* bundle.svg - a bundle of symbols and a whole file, with the token counters and the
-  savings panel (the bundle against its files and the repo);
-* related.svg - the Related pane (uses, used by) of a method added with its
-  dependencies, under a token budget;
-* help.svg   - the key-binding help screen.
+* main.svg    - search results, the chosen symbol's source, the counters;
+* bundle.svg  - a bundle of real symbols, one added with its dependencies, with the
+  live counters and the savings panel (against the files and the whole repo);
+* related.svg - the Related pane (uses, used by) of a method added with its dependencies;
+* help.svg    - the key-binding help screen.
 """
 
 from __future__ import annotations
@@ -19,111 +25,68 @@ import argparse
 import asyncio
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
-from textual.pilot import Pilot
-
+from screenshots import corpus
+from screenshots.scenes import GIN_SCENES, SAMPLE_SCENES, Scene, settle
 from symscope.core.index import Index
+from symscope.core.sanitize import for_terminal
+from symscope.tui import formatting as fmt
 from symscope.tui.app import SymscopeApp
-from symscope.tui.widgets.search import SearchInput
+from symscope.tui.widgets.counters import Counters, SymbolCost
 
 HERE = Path(__file__).resolve().parent
-SAMPLE_REPO = HERE.parent / "tests" / "fixtures" / "sample_repo"
-
-Scene = Callable[[Pilot[Any]], Awaitable[None]]
-
-
-async def _settle(pilot: Pilot[Any]) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.05)
+ROOT = HERE.parent
+SAMPLE_REPO = ROOT / "tests" / "fixtures" / "sample_repo"
+#: Where the benchmarks keep their corpora (the Makefile's CORPORA).
+DEFAULT_REPO = ROOT / "benchmarks" / "corpora" / corpus.NAME
+SAMPLE_OUT = Path(tempfile.gettempdir()) / "symscope-screenshots-sample"
 
 
-async def _type_search(pilot: Pilot[Any], query: str) -> None:
-    pilot.app.query_one(SearchInput).cursor_blink = False
-    await pilot.press("slash", "ctrl+u", *query)
-    await pilot.pause(0.1)
-    await _settle(pilot)
-
-
-async def main_scene(pilot: Pilot[Any]) -> None:
-    await _type_search(pilot, "link store resolve")
-    await pilot.press("down", "enter")  # open the second hit
-    await _settle(pilot)
-    await pilot.press("slash")  # back in the box: the results stay open
-    await pilot.pause()
-
-
-async def bundle_scene(pilot: Pilot[Any]) -> None:
-    for query, downs in (("cache get", 2), ("link store resolve", 1), ("time ago", 0)):
-        await _type_search(pilot, query)
-        await pilot.press(*(["down"] * downs), "enter")
-        await _settle(pilot)
-        await pilot.press("a")
-    await pilot.press("1")
-    app = pilot.app
-    assert isinstance(app, SymscopeApp)
-    app.current_symbol = None
-    app.current_path = "shortener/codes.py"
-    await pilot.pause()
-    await pilot.press("A", "b")
-    await _settle(pilot)
-
-
-async def related_scene(pilot: Pilot[Any]) -> None:
-    app = pilot.app
-    assert isinstance(app, SymscopeApp)
-    await _type_search(pilot, "server servehttp")
-    await pilot.press("enter")
-    await _settle(pilot)
-    await pilot.press("R")  # the Related pane follows the selection
-    await _settle(pilot)
-    await pilot.press("D")  # add it with its dependencies: the delta first ...
-    await _settle(pilot)
-    await pilot.press("enter")  # ... then yes
-    await _settle(pilot)
-    await pilot.press("B", *"250", "enter")  # a token budget: dependencies are reduced first
-    await _settle(pilot)
-    await pilot.press("b", "6")
-    await _settle(pilot)
-
-
-async def help_scene(pilot: Pilot[Any]) -> None:
-    await pilot.press("question_mark")
-    await pilot.pause(0.2)
-
-
-SCENES: list[tuple[str, tuple[int, int], Scene]] = [
-    ("main", (150, 42), main_scene),
-    ("bundle", (160, 42), bundle_scene),
-    ("related", (160, 42), related_scene),
-    ("help", (100, 44), help_scene),
-]
+def figures(app: SymscopeApp) -> list[str]:
+    """The savings the picture shows: the current symbol's line and the bundle's, as numbers."""
+    lines = []
+    current = app.query_one(Counters).current
+    if isinstance(current, SymbolCost):
+        s = current.savings
+        lines.append(f"symbol {current.name}: {fmt.tokens(s.tokens)} tok, whole file "
+                     f"{fmt.tokens(s.file_tokens)} tok ({fmt.ratio(s.vs_file_ratio)} smaller)")
+    state = app.bundled
+    if state.count:
+        s = state.savings
+        lines.append(
+            f"bundle {state.count} item{'s' if state.count != 1 else ''}: {fmt.tokens(s.tokens)} tok; vs files {fmt.tokens(s.file_tokens)} tok "
+            f"({fmt.ratio(s.vs_file_ratio)}, {fmt.saved(s.vs_file_saved_pct)}); vs repo "
+            f"{fmt.tokens(s.repo_tokens)} tok ({fmt.ratio(s.vs_repo_ratio)}, {fmt.saved(s.vs_repo_saved_pct)})")
+        if state.packing is not None:
+            budget = f" (budget {fmt.tokens(state.packing.budget)})" if state.packing.budget else ""
+            lines.append(f"copied text: {fmt.tokens(state.packing.tokens)} tok{budget}")
+    return [for_terminal(line) for line in lines]
 
 
 async def shoot(repo: Path, index_dir: Path, name: str, size: tuple[int, int], scene: Scene,
-                out: Path) -> Path:
+                out: Path) -> tuple[Path, list[str]]:
+    """Run `scene` in a fresh app on the built index; the SVG written and the figures shown."""
     index = Index.open(repo, index_dir=index_dir)
     app = SymscopeApp(index, clipboard=lambda text: "none", processes=1, save_dir=index_dir)
     try:
         async with app.run_test(size=size) as pilot:
-            await _settle(pilot)
+            await settle(pilot)
             await scene(pilot)
             app.clear_notifications()
             await pilot.pause(0.1)
             svg = app.export_screenshot(title=f"symscope · {repo.name}")
+            shown = figures(app)
     finally:
         index.close()
     target = out / f"{name}.svg"
     target.write_text(svg, encoding="utf-8")
-    return target
+    return target, shown
 
 
 def _to_png(svg: Path) -> Path | None:
     try:
-        import cairosvg  # type: ignore[import-not-found]
+        import cairosvg  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except ImportError:
         return None
     png = svg.with_suffix(".png")
@@ -131,23 +94,44 @@ def _to_png(svg: Path) -> Path | None:
     return png
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m screenshots.make",
+        description=f"Save symscope TUI screenshots of {corpus.REPOSITORY} at {corpus.COMMIT[:12]}.")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--repo", type=Path, default=DEFAULT_REPO,
+                       help=f"the pinned {corpus.NAME} corpus (default: {DEFAULT_REPO.relative_to(ROOT)})")
+    which.add_argument("--sample", action="store_true",
+                       help="use the small fixture repo instead (a quick run)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"where to write (default: {HERE.relative_to(ROOT)}/, with --sample {SAMPLE_OUT})")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Save symscope TUI screenshots.")
-    parser.add_argument("--repo", type=Path, default=SAMPLE_REPO)
-    parser.add_argument("--out", type=Path, default=HERE)
-    args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = _parse(argv)
+    if args.sample:
+        repo, shots, out = SAMPLE_REPO, SAMPLE_SCENES, args.out or SAMPLE_OUT
+    else:
+        repo, shots, out = args.repo, GIN_SCENES, args.out or HERE
+        problem = corpus.check(repo)
+        if problem is not None:
+            print(for_terminal(problem), file=sys.stderr)
+            return 2
+    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="symscope-shots-") as tmp:
         index_dir = Path(tmp) / "index"
-        with Index.open(args.repo, index_dir=index_dir) as index:
+        with Index.open(repo, index_dir=index_dir) as index:
             index.update(processes=1)
         png_missing = False
-        for name, size, scene in SCENES:
+        for name, size, scene in shots:
             (index_dir / "bundle.json").unlink(missing_ok=True)  # each scene starts empty
-            svg = asyncio.run(shoot(args.repo, index_dir, name, size, scene, args.out))
+            svg, shown = asyncio.run(shoot(repo, index_dir, name, size, scene, out))
             png = _to_png(svg)
             png_missing = png_missing or png is None
-            print(f"wrote {svg}" + (f" and {png.name}" if png else ""))
+            print(for_terminal(f"wrote {svg}" + (f" and {png.name}" if png else "")))
+            for line in shown:
+                print(f"  {line}")
         if png_missing:
             print("PNG skipped: cairosvg is not installed (pip install cairosvg to get PNGs)",
                   file=sys.stderr)
