@@ -1,6 +1,6 @@
 """`Index`: the facade that opens one repo's index and reads symbols back exactly.
 
-Building is `indexer.Indexer`'s job and ranking `searcher.Searcher`'s; front ends
+Building is `indexer.Indexer`'s job and ranking `search.Searcher`'s; front ends
 call `symscope.core.api`, which returns the JSON shapes, or this class directly.
 
     with Index.open("path/to/repo") as index:
@@ -46,7 +46,7 @@ from symscope.core.models import (
     Symbol,
 )
 from symscope.core.pathnames import escape_controls, escape_name, fs_path
-from symscope.core.searcher import Searcher
+from symscope.core.search.searcher import Searcher
 from symscope.core.settings import current, index_fingerprint
 from symscope.core.store import Store, intact
 
