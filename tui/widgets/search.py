@@ -475,7 +475,8 @@ class SearchPane(Vertical):
 
     @work(thread=True, exclusive=True, group="names", exit_on_error=False)
     def _warm_names(self) -> None:
-        self.index.searcher.abbreviation_names()
+        if self.index.is_built:  # (while a first index run works, the first query prepares them)
+            self.index.searcher.abbreviation_names()
 
     def rerun(self) -> None:
         """Search the current text again (after the index changed)."""
