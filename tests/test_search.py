@@ -188,6 +188,34 @@ def test_ranker_is_persisted_not_rebuilt_per_open(repo: Index, monkeypatch: pyte
     reopened.close()
 
 
+def test_a_ranker_pickled_by_the_old_searcher_module_is_rebuilt(
+    repo: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`symscope.core.searcher` became the `core/search/` package: a rank.pickle written by an
+    older install names a module that is gone, and is rebuilt, not an error."""
+    import sys
+    import types
+
+    from symscope.core.rank import save_ranker
+    from symscope.core.settings import current
+
+    gone = types.ModuleType("symscope.core.searcher")
+
+    class RankData:  # what the old pickle names
+        pass
+
+    RankData.__module__, RankData.__qualname__ = gone.__name__, "RankData"
+    gone.RankData = RankData  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, gone.__name__, gone)
+    save_ranker(repo.ranker_path, repo.generation(), RankData(), current().fingerprint())
+    monkeypatch.delitem(sys.modules, gone.__name__)
+    assert b"symscope.core.searcher" in repo.ranker_path.read_bytes()
+    reopened = Index.open(repo.root, repo.index_dir)
+    assert reopened.search("send file")[0].symbol.name == "send_file"
+    assert b"symscope.core.searcher" not in repo.ranker_path.read_bytes()  # written again, new shape
+    reopened.close()
+
+
 def test_search_process_loads_no_builder_parser_or_tokenizer(repo: Index) -> None:
     """A search opens the persisted ranker: rank-bm25, tree-sitter and tiktoken stay unimported."""
     repo.search("file")
