@@ -232,6 +232,9 @@ class Index:
         Returns:
             Hits, best first; copies (same text, or most terms shared) and one file's variants of a
             name are folded into one hit's `duplicates`, headed by the primary copy (`fold` says which).
+            A one-word query with few hits also lists, after them, the symbols whose names it
+            abbreviates (`bjson` -> `Context.BindJSON`; `SearchHit.abbreviated`), so every face
+            answers an abbreviation alike.
         """
         limits.SEARCH_LIMIT.check("limit", limit)
         return self.searcher.search(query, limit, kind, language, path_glob)
