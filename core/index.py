@@ -1,6 +1,6 @@
 """`Index`: the facade that opens one repo's index and reads symbols back exactly.
 
-Building is `indexer.Indexer`'s job and ranking `searcher.Searcher`'s; front ends
+Building is `indexer.Indexer`'s job and ranking `search.Searcher`'s; front ends
 call `symscope.core.api`, which returns the JSON shapes, or this class directly.
 
     with Index.open("path/to/repo") as index:
@@ -46,7 +46,7 @@ from symscope.core.models import (
     Symbol,
 )
 from symscope.core.pathnames import escape_controls, escape_name, fs_path
-from symscope.core.searcher import Searcher
+from symscope.core.search.searcher import Searcher
 from symscope.core.settings import current, index_fingerprint
 from symscope.core.store import Store, intact
 
@@ -232,6 +232,9 @@ class Index:
         Returns:
             Hits, best first; copies (same text, or most terms shared) and one file's variants of a
             name are folded into one hit's `duplicates`, headed by the primary copy (`fold` says which).
+            A one-word query with few hits also lists, after them, the symbols whose names it
+            abbreviates (`bjson` -> `Context.BindJSON`; `SearchHit.abbreviated`), so every face
+            answers an abbreviation alike.
         """
         limits.SEARCH_LIMIT.check("limit", limit)
         return self.searcher.search(query, limit, kind, language, path_glob)

@@ -129,6 +129,9 @@ class SearchHit:
     """How alike the copies are: `identical` (the same text, whitespace aside), `variants`
     (overloads, accessors, cfg variants, prototypes in the hit's own file) or `similar`
     (anything else: near copies, a header's prototype). None when nothing is folded."""
+    abbreviated: bool = False
+    """Found because the one-word query abbreviates its name (`bjson`: `Context.BindJSON`), not
+    by the ranker: listed after the ranked hits, score 0 (`core/search/abbreviations.py`)."""
 
 
 @dataclass(frozen=True, slots=True)

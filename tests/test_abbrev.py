@@ -1,4 +1,4 @@
-"""`core/abbrev.py`: abbreviations ranked after exact and prefix matches, on real parsed names."""
+"""`core/search/abbrev.py`: abbreviations ranked after exact and prefix matches, on real parsed names."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core.abbrev import (
+from symscope.core import api
+from symscope.core.index import Index
+from symscope.core.models import SearchHit, Symbol
+from symscope.core.search.abbrev import (
     ABBREVIATION,
     EXACT,
     PREFIX,
@@ -17,8 +20,7 @@ from symscope.core.abbrev import (
     rank_names,
     words,
 )
-from symscope.core.index import Index
-from symscope.core.models import Symbol
+from symscope.core.search.abbreviations import FEW_HITS
 
 GIN_MINI = Path(__file__).resolve().parent / "tui" / "fixtures" / "gin_mini"
 
@@ -124,3 +126,50 @@ def test_the_fast_scan_finds_exactly_what_scoring_each_name_finds(gin_symbols: l
             elif abbreviation_score(typed, name) is not None or abbreviation_score(typed, qualname) is not None:
                 expected.add((i, ABBREVIATION))
         assert {(m.index, m.tier) for m in prepared.rank(query)} == expected, query
+
+
+# -- the engine's search: abbreviations for every face (core/search/abbreviations.py) ---------
+
+
+@pytest.fixture(scope="module")
+def gin_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    ix = Index.open(GIN_MINI, index_dir=tmp_path_factory.mktemp("idx"))
+    ix.update(processes=1)
+    yield ix
+    ix.close()
+
+
+def _qualnames(hits: list[SearchHit]) -> list[str]:
+    return [h.symbol.qualname for h in hits]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("bjson", "Context.BindJSON"), ("esh", "Engine.ServeHTTP"), ("rgu", "RouterGroup.Use")])
+def test_the_engines_search_finds_abbreviated_names(gin_index: Index, query: str, expected: str) -> None:
+    """Issue 28.4: `Index.search` itself (every face's search) answers an abbreviation."""
+    hits = gin_index.search(query, limit=10)
+    assert hits and hits[0].symbol.qualname == expected, _qualnames(hits)
+    assert all(h.abbreviated and h.score == 0.0 for h in hits)  # the ranker found nothing
+    assert [h.symbol.id for h in api.search_hits(gin_index, query, 10)] == [h.symbol.id for h in hits]
+
+
+def test_abbreviations_only_follow_a_one_word_query_that_found_little(gin_index: Index) -> None:
+    # ranked hits first, then names, each listed once
+    hits = gin_index.search("bjson", limit=10)
+    assert _qualnames(hits)[:2] == ["Context.BindJSON", "Context.ShouldBindJSON"]
+    assert len({h.symbol.id for h in hits}) == len(hits)
+    # several words are words: nothing is added
+    assert gin_index.search("rgu bjson", limit=10) == []
+    # a query the ranker answers with FEW_HITS hits or more keeps exactly the ranker's hits
+    ranked = gin_index.search("context", limit=10)
+    assert len(ranked) >= FEW_HITS and not any(h.abbreviated for h in ranked)
+    # the limit holds
+    assert len(gin_index.search("bj", limit=2)) <= 2
+
+
+def test_abbreviations_honour_the_filters(gin_index: Index) -> None:
+    assert _qualnames(gin_index.search("rg", limit=10, kind="struct")) == ["RouterGroup"]
+    assert gin_index.search("bj", limit=10, path_glob="binding*") == []
+    assert _qualnames(api.search_hits(gin_index, "kind:struct rg", 10)) == ["RouterGroup"]
+    methods = gin_index.search("bjson", limit=10, kind="method")
+    assert methods and all(h.symbol.kind == "method" for h in methods)

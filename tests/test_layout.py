@@ -159,6 +159,23 @@ def test_core_source_never_imports_a_front_end() -> None:
     assert offenders == []
 
 
+#: Engine modules a face must not use directly: the graph and the ranker's parts. A face asks
+#: `core/related.py` for uses and used-by, and `Index.search` (abbreviations included) for hits.
+ENGINE_INTERNALS = ("symscope.core.deps", "symscope.core.search.", "symscope.core.rank")
+#: ... except the filter syntax, which the search box edits as the user types.
+FACE_MAY_READ = ("symscope.core.search.query",)
+
+
+def test_faces_leave_dependencies_and_ranking_to_the_engine() -> None:
+    """Issue 28.2/28.4: no face computes related symbols or abbreviation matches itself."""
+    graph = _graph(in_functions=True)
+    offenders = sorted(f"{name} -> {target}" for name, targets in graph.items() if name.startswith(FACES)
+                       for target in targets
+                       if target.startswith(ENGINE_INTERNALS) and target not in FACE_MAY_READ)
+    assert offenders == []
+    assert not (ROOT / "tui" / "related_data.py").exists() and not (ROOT / "tui" / "abbrev_search.py").exists()
+
+
 def test_importing_every_core_module_loads_no_front_end() -> None:
     """At run time too: importing each engine module loads none of textual, rich, the MCP SDK
     (or its pydantic and anyio) or argparse, and no face."""

@@ -183,8 +183,36 @@ def test_ranker_is_persisted_not_rebuilt_per_open(repo: Index, monkeypatch: pyte
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("ranker rebuilt instead of loaded")
 
-    monkeypatch.setattr("symscope.core.searcher.BM25Builder", boom)
+    monkeypatch.setattr("symscope.core.search.rankdata.BM25Builder", boom)
     assert reopened.search("send file")[0].symbol.name == "send_file"
+    reopened.close()
+
+
+def test_a_ranker_pickled_by_the_old_searcher_module_is_rebuilt(
+    repo: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`symscope.core.searcher` became the `core/search/` package: a rank.pickle written by an
+    older install names a module that is gone, and is rebuilt, not an error."""
+    import sys
+    import types
+
+    from symscope.core.rank import save_ranker
+    from symscope.core.settings import current
+
+    gone = types.ModuleType("symscope.core.searcher")
+
+    class RankData:  # what the old pickle names
+        pass
+
+    RankData.__module__, RankData.__qualname__ = gone.__name__, "RankData"
+    gone.RankData = RankData  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, gone.__name__, gone)
+    save_ranker(repo.ranker_path, repo.generation(), RankData(), current().fingerprint())
+    monkeypatch.delitem(sys.modules, gone.__name__)
+    assert b"symscope.core.searcher" in repo.ranker_path.read_bytes()
+    reopened = Index.open(repo.root, repo.index_dir)
+    assert reopened.search("send file")[0].symbol.name == "send_file"
+    assert b"symscope.core.searcher" not in repo.ranker_path.read_bytes()  # written again, new shape
     reopened.close()
 
 
@@ -940,7 +968,8 @@ def test_fusion_keeps_bm25s_first_two_in_the_top_five(
     """Six symbols the embeddings like better (`ping` means the query's
     liveness and probe to the stand-in model) would fill the top five; BM25's two best, which
     hold the query's own words, keep a place there, in BM25's order."""
-    from symscope.core import searcher, semantic
+    from symscope.core import semantic
+    from symscope.core.search import fusion
 
     _use_stand_in_model(monkeypatch)
     monkeypatch.setattr(levers, "OFF", frozenset({"thesaurus"}))
@@ -960,7 +989,7 @@ def test_fusion_keeps_bm25s_first_two_in_the_top_five(
     names = [h.symbol.name for h in ix.search(query, limit=5)]
     assert names.index("drain_pooled_lease") < names.index("renew_pooled_lease")
     assert sum(n.startswith("ping_connection") for n in names) == 3
-    monkeypatch.setattr(searcher, "LEXICAL_KEEP", 0)
+    monkeypatch.setattr(fusion, "LEXICAL_KEEP", 0)
     names = [h.symbol.name for h in ix.search(query, limit=5)]
     assert "renew_pooled_lease" not in names
 
@@ -1199,13 +1228,13 @@ def test_a_file_about_the_sentence_lifts_its_symbols(
 def test_a_name_is_spelled_by_the_words_typed_not_by_a_shared_stem() -> None:
     """The light stemmer makes `outer` `out`: "multiply out products" must not count as
     typing `OuterProduct` (which the hybrid would then protect like a name asked for)."""
-    from symscope.core.searcher import _spells, _typed_words
+    from symscope.core.search.scoring import spells, typed_words
 
-    assert not _spells("OuterProduct", _typed_words("multiply out products and powers"))
-    assert _spells("sendFile", _typed_words("send a file to the client"))
-    assert _spells("parse_config", _typed_words("where are configs parsed"))
-    assert _spells("load_cfg", _typed_words("load the config"))
-    assert _spells("LatexPrinter", _typed_words("the LaTeX printer settings"))
+    assert not spells("OuterProduct", typed_words("multiply out products and powers"))
+    assert spells("sendFile", typed_words("send a file to the client"))
+    assert spells("parse_config", typed_words("where are configs parsed"))
+    assert spells("load_cfg", typed_words("load the config"))
+    assert spells("LatexPrinter", typed_words("the LaTeX printer settings"))
 
 
 def test_fusion_leans_to_the_definition_that_does_the_work(

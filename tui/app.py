@@ -34,6 +34,7 @@ from textual.widgets import Footer, Header
 from symscope.core.bundle import Format, ResolvedItem
 from symscope.core.index import Index
 from symscope.core.models import Stats, Symbol
+from symscope.core.related import DepsPlan
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui import places
@@ -53,7 +54,6 @@ from symscope.tui.indexing import (
 )
 from symscope.tui.keys import bindings
 from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned
-from symscope.tui.related_data import DepsPlan
 from symscope.tui.widgets.bundle_view import BundleView
 from symscope.tui.widgets.counters import Counters, FileCost, SymbolCost
 from symscope.tui.widgets.outline import Outline

@@ -42,12 +42,12 @@ from symscope.core.index import Index
 from symscope.core.models import Savings, Symbol
 from symscope.core.packer import BudgetError, Detail
 from symscope.core.private import write_private
+from symscope.core.related import DepsPlan
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_meta import DependencyOf, TrackedBundle, next_detail
 from symscope.tui.bundle_pack import Packed, Packing, pack_bundle
 from symscope.tui.clipboard import Clipboard
-from symscope.tui.related_data import DepsPlan
 
 DEFAULT_BUNDLE_NAME = "symscope-bundle"
 #: Seconds a toast about adding or removing an item stays up.

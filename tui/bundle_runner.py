@@ -18,10 +18,10 @@ from textual.worker import get_current_worker
 
 from symscope.core.bundle import Format
 from symscope.core.models import Symbol
+from symscope.core.related import plan_with_deps
 from symscope.tui.bundle_controller import BundleController, Edit, Note, Snapshot
 from symscope.tui.clipboard import Clipboard
 from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned
-from symscope.tui.related_data import plan_with_deps
 
 
 def _cancelled() -> bool:

@@ -22,10 +22,10 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from symscope.core.bundle import Redaction
+from symscope.core.related import DepsPlan
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.keys import bindings
-from symscope.tui.related_data import DepsPlan
 
 _MODAL_CSS = """
 {name} {{

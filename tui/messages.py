@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from symscope.core.related import DepsPlan
 from symscope.tui.bundle_controller import BundleState, Note
 from symscope.tui.file_view import FileView
-from symscope.tui.related_data import DepsPlan
 
 
 @dataclass

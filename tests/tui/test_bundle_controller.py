@@ -13,10 +13,10 @@ import pytest
 
 from symscope.core.bundle import Bundle, symbol_key
 from symscope.core.index import Index
+from symscope.core.related import DepsPlan, plan_with_deps
 from symscope.core.tokens import count_tokens
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleController, Snapshot
-from symscope.tui.related_data import DepsPlan, plan_with_deps
 
 ENCODE = "shortener/codes.py::encode#function"
 DECODE = "shortener/codes.py::decode#function"

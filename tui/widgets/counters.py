@@ -20,11 +20,11 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from symscope.core.models import Savings
+from symscope.core.related import DepsPlan
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleState
-from symscope.tui.related_data import DepsPlan
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ removes it.
 
 The App's current symbol is bound in (`symbol`), as is whether the pane is shown
 (`active`): a hidden pane computes nothing. The engine's answers come from a thread
-worker (`tui/related_data.py`); a newer symbol cancels the older worker, and a
+worker (`core/related.py`); a newer symbol cancels the older worker, and a
 result for a symbol no longer current is dropped. Names and paths are untrusted:
 labels go through `sanitize.for_terminal`, as plain text.
 """
@@ -32,11 +32,11 @@ from textual.worker import get_current_worker
 
 from symscope.core.index import Index
 from symscope.core.models import Symbol
+from symscope.core.related import Related, RelatedRow, related
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.bundle_controller import BundleState
 from symscope.tui.keys import bindings
-from symscope.tui.related_data import Related, RelatedRow, related
 
 #: Seconds the selection must rest on a symbol before its relations are computed.
 SETTLE = 0.05

@@ -1,13 +1,13 @@
 """`SearchPane`: a query box with live, debounced results from a thread worker.
 
-Filters live in the query itself (`core/query.py` reads them: `kind:class lang:go
+Filters live in the query itself (`core/search/query.py` reads them: `kind:class lang:go
 path:lib/* request body`). The palette edits the same box.
 
 Few keys to a prompt: `tab` adds the highlighted result to the bundle without
 leaving the box; `/` starts a fresh query (it selects the old one, so typing
 replaces it, except inside a `path:` filter, where it types a slash); and a
 one-word query the engine finds little for also lists the symbols it abbreviates
-(`bjson` -> `Context.BindJSON`, `tui/abbrev_search.py`).
+(`bjson` -> `Context.BindJSON`: the engine's search does it, `core/search/abbreviations.py`).
 """
 
 from __future__ import annotations
@@ -37,10 +37,9 @@ from textual.worker import get_current_worker
 from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import SearchHit, Symbol
-from symscope.core.query import FILTER_KEYS, ParsedQuery, parse_query, set_filter
 from symscope.core.sanitize import for_terminal
+from symscope.core.search.query import FILTER_KEYS, ParsedQuery, parse_query, set_filter
 from symscope.tui import formatting as fmt
-from symscope.tui.abbrev_search import NameTable
 from symscope.tui.bundle_controller import BundleState
 from symscope.tui.keys import bindings
 
@@ -416,8 +415,6 @@ class SearchPane(Vertical):
     def __init__(self, index: Index, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.index = index
-        self.names = NameTable(index)
-        """Symbol names for abbreviation matches (read once per index generation, in the worker)."""
         self.hits: list[SearchHit] = []
         self.shown_query: str = ""
         """The query text whose results are on screen."""
@@ -478,7 +475,8 @@ class SearchPane(Vertical):
 
     @work(thread=True, exclusive=True, group="names", exit_on_error=False)
     def _warm_names(self) -> None:
-        self.names.load()
+        if self.index.is_built:  # (while a first index run works, the first query prepares them)
+            self.index.searcher.abbreviation_names()
 
     def rerun(self) -> None:
         """Search the current text again (after the index changed)."""
@@ -556,19 +554,16 @@ class SearchPane(Vertical):
         started = time.perf_counter()
         hits: list[SearchHit] = []
         error: str | None = None
-        abbreviated = 0
         try:
             hits = self.index.search(parsed.words, limit=RESULT_LIMIT, kind=parsed.kind,
                                      language=parsed.language, path_glob=parsed.path)
-            if not get_current_worker().is_cancelled:
-                hits, abbreviated = self.names.extend(hits, parsed, RESULT_LIMIT)
         except SymscopeError as exc:
             error = str(exc)
         except Exception as exc:  # never let a search take the app down
             error = f"search failed: {exc}"
         if not get_current_worker().is_cancelled:
             self.post_message(self._Results(generation, text, parsed, hits, error,
-                                            time.perf_counter() - started, abbreviated))
+                                            time.perf_counter() - started, sum(h.abbreviated for h in hits)))
 
     @on(_Results)
     def _got_results(self, message: SearchPane._Results) -> None:

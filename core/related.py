@@ -1,10 +1,12 @@
-"""What the Related pane shows and what add-with-dependencies adds, computed off the UI thread.
+"""A symbol's related symbols (uses and used-by), and what adding it with its dependencies adds.
 
-Both come from the engine's dependency graph (`Index.deps`, `core/deps.py`): a
-symbol's *uses* (what its code calls, instantiates, inherits or reads) and its
-*callers* (the symbols whose code uses it). The engine caches both per index
-generation; the first call in a process imports tree-sitter (about 100 ms), so the
-app calls these from thread workers only. No Textual here.
+Both come from the dependency graph (`Index.deps`, `core/deps.py`): a symbol's
+*uses* (what its code calls, instantiates, inherits or reads) and its *callers*
+(the symbols whose code uses it), each with the line of the use and whether the
+name was certain. Every face reads them here (the TUI's Related pane and its
+add-with-dependencies confirmation), so they agree. The graph is cached per index
+generation; the first call in a process imports tree-sitter (about 100 ms), so
+an interactive face calls these off its UI thread.
 """
 
 from __future__ import annotations
@@ -58,8 +60,18 @@ class Related:
         return sum(r.symbol.tokens for r in self.uses)
 
 
-def related(index: Index, sym: Symbol, caller_limit: int = CALLER_LIMIT) -> Related:
-    """`sym`'s uses (in order of first use) and callers (by path); never raises a SymscopeError."""
+def related(index: Index, sym: Symbol | str, caller_limit: int = CALLER_LIMIT) -> Related:
+    """`sym`'s uses (in order of first use) and callers (by path).
+
+    Args:
+        sym: The symbol, or its id (a unique name works too, as everywhere an id goes).
+
+    Raises:
+        UnknownSymbolError: an id or name no symbol has. A symbol given is never an error:
+            a graph that cannot be read is reported in `Related.error`.
+    """
+    if isinstance(sym, str):
+        sym = index.symbol(sym)
     try:
         uses = tuple(RelatedRow(s, line, ambiguous) for s, ambiguous, line in index.deps.uses(sym))
         refs = index.deps.callers(sym, limit=caller_limit + 1)
