@@ -26,8 +26,7 @@ from symscope.core.bundle import (
     resolve_item,
 )
 from symscope.core.bundle import lookup_item as item_for
-from symscope.core.index import Index
-from symscope.core.packer import (
+from symscope.core.bundle.packer import (
     DROP,
     FULL,
     LEVEL,
@@ -38,6 +37,7 @@ from symscope.core.packer import (
     choose_levels,
     priority_order,
 )
+from symscope.core.index import Index
 from symscope.core.tokens import count_tokens
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"

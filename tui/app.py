@@ -30,7 +30,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Header, Input, TextArea
 from textual.worker import get_current_worker
 
-from symscope.core.bundle import Format, ResolvedItem
+from symscope.core.bundle import Bundle, Format, ResolvedItem
 from symscope.core.errors import SymscopeError
 from symscope.core.index import Index
 from symscope.core.models import Stats, Symbol
@@ -40,7 +40,6 @@ from symscope.tui import places
 from symscope.tui.actions import KeyHints, keys_of, spec
 from symscope.tui.app_actions import AppActions
 from symscope.tui.bundle_controller import BundleController, BundleState, Edit, Note
-from symscope.tui.bundle_meta import TrackedBundle
 from symscope.tui.bundle_runner import BundleRunner
 from symscope.tui.bundle_screens import ConfirmDepsScreen, SecretsScreen
 from symscope.tui.clipboard import Clipboard, make_clipboard
@@ -139,7 +138,7 @@ class SymscopeApp(AppActions):
         self.set_reactive(SymscopeApp.price, price)
 
     @property
-    def bundle(self) -> TrackedBundle:
+    def bundle(self) -> Bundle:
         """The `Bundle` being edited (the controller owns it)."""
         return self.bundles.bundle
 

@@ -85,9 +85,16 @@ class Counters(Widget):
 
     @property
     def bundle(self) -> BundleCost:
-        """The bundle's figures as shown on the second line."""
+        """The bundle's figures, code only: the items' own tokens against their files and the repo."""
         state = self.bundled
         return BundleCost(state.count, state.flagged, state.savings)
+
+    @property
+    def shown(self) -> BundleCost:
+        """The bundle's figures as the second line shows them: the exact count of the text a
+        copy would give now (headers, fences, dependency lines, redaction markers included)."""
+        state = self.bundled
+        return BundleCost(state.count, state.flagged, state.text_savings)
 
     def render(self) -> Content:
         width = max(1, self.content_region.width)
@@ -172,7 +179,7 @@ class Counters(Widget):
 
     def _bundle_line(self, width: int) -> Content:
         label = ("Bundle ", "bold $text-accent")
-        b = self.bundle
+        b = self.shown
         long, short = self._extras()
         if b.items == 0 and self.pending is not None:
             return _pick(width, Content.assemble(label, ("empty", "$text-muted"), long),
