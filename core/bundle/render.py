@@ -100,12 +100,16 @@ def signature_outline(index: Index, r: ResolvedItem) -> tuple[str, str]:
     """(signature-level code, doc) of an item: what its `signature` level shows.
 
     A symbol shows its signature, then, for a class (or any symbol with members:
-    the symbols whose parent is it), each member's signature indented one level.
+    the symbols whose parent is it, inside its lines), each member's signature
+    indented one level.
     A whole file shows every symbol's signature, indented by nesting.
     """
     if r.symbol is not None:
         sym = r.symbol
-        members = [s for s in index.file_symbols(sym.path) if s.parent_id == sym.id]
+        # Members inside its own lines only: a Go type's methods live elsewhere in the file, and
+        # listing them all would make a type's signature cost more than its definition.
+        members = [s for s in index.file_symbols(sym.path) if s.parent_id == sym.id
+                   and sym.start_line <= s.start_line and s.end_line <= sym.end_line]
         lines = [sym.signature or sym.qualname] + [
             "    " + (m.signature or m.qualname) for m in sorted(members, key=lambda m: m.start_line)
         ]
