@@ -188,8 +188,9 @@ class BundleState:
 
     @property
     def tokens(self) -> int:
-        """The exact count of the text a copy would give now (0 for an empty bundle)."""
-        return self.packing.tokens if self.packing is not None else 0
+        """The exact count of the text a copy would give now (0 for an empty bundle; a state
+        made without packing, as a widget test makes one, has only its code sum)."""
+        return self.packing.tokens if self.packing is not None else self.savings.tokens
 
     @property
     def text_savings(self) -> Savings:

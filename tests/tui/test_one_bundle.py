@@ -17,7 +17,14 @@ from test_tui_budget import SECRET_IDS, SECRETS_PY
 from tui_support import RecordingApp, settle, until
 
 from symscope.cli import main as cli
-from symscope.core.bundle import Bundle, BundleItem, add_dependencies, build_bundle, render_bundle, symbol_key
+from symscope.core.bundle import (
+    Bundle,
+    BundleItem,
+    add_dependencies,
+    build_bundle,
+    render_bundle,
+    symbol_key,
+)
 from symscope.core.index import Index
 from symscope.core.tokens import count_tokens
 from symscope.tui.bundle_screens import ConfirmDepsScreen, SecretsScreen
