@@ -211,13 +211,19 @@ Counter = Callable[[str], int]
 
 
 def _fixed_point(header: Callable[[int], str], body: int, count: Counter) -> str:
-    """The header whose number is the whole text's count: `body` plus the header's own."""
+    """The header whose number is the whole text's count: `body` plus the header's own.
+
+    Starting from the body's count, the guesses only grow (a header costs no less as its
+    number grows) and are bounded (a number costs ceil(digits / 3) tokens), so they settle
+    at once or after a step or two.
+    """
     total = body + count(header(body))
-    while True:  # nondecreasing and bounded (a number's cost grows with its digits): ends
+    for _ in range(16):
         again = body + count(header(total))
-        if again <= total:
-            return header(total)
+        if again == total:
+            break
         total = again
+    return header(total)
 
 
 def _markdown_pieces(views: Sequence[tuple[int, View]], deps: str, count: Counter) -> list[Piece]:
