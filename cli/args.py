@@ -124,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", metavar="PATH", default=".")
     p.add_argument("--deps", type=_whole(limits.BUNDLE_DEPS), default=0, metavar="N",
                    help="also add what they use, N levels deep (0-5)")
+    p.add_argument("--deps-level", choices=("signature", "full"), default="signature",
+                   help="the level --deps adds them at (default signature; the IDs named stay full)")
     p.add_argument("--budget", type=_whole(limits.BUDGET), default=None, metavar="T",
                    help="at most T cl100k tokens, exactly")
     p.add_argument("--format", choices=("markdown", "xml"), default="markdown")

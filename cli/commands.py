@@ -169,7 +169,7 @@ def _cmd_importers(args: argparse.Namespace) -> int:
 def _cmd_bundle(args: argparse.Namespace) -> int:
     with _open(args) as index:
         data = api.bundle(index, args.ids, deps=args.deps, budget=args.budget, fmt=args.format,
-                          diff_ref=args.diff, redact=not args.no_redact)
+                          diff_ref=args.diff, redact=not args.no_redact, deps_level=args.deps_level)
     if args.out:
         from symscope.core.private import write_private
 

@@ -299,6 +299,7 @@ def bundle(
     fmt: str = "markdown",
     diff_ref: str | None = None,
     redact: bool = True,
+    deps_level: str = "signature",
 ) -> Json:
     """A paste-ready bundle: `{"text", "tokens", "budget", "items", "dropped", "redacted"}`.
 
@@ -312,7 +313,7 @@ def bundle(
     if not ids and diff_ref is None:
         raise BadQueryError("give one or more symbol IDs or files, or --diff")
     result = build_bundle(index, list(ids), deps=deps, budget=budget, fmt=fmt,  # type: ignore[arg-type]
-                          diff_ref=diff_ref, redact=redact)
+                          diff_ref=diff_ref, redact=redact, deps_level=deps_level)  # type: ignore[arg-type]
     return result.to_json()
 
 

@@ -29,11 +29,11 @@ from symscope.core.bundle import (
     savings,
     symbol_code,
     symbol_key,
-    write_private,
 )
+from symscope.core.bundle.packer import Detail
 from symscope.core.errors import BadArgumentError, StaleSymbolError, UnknownSymbolError
 from symscope.core.index import Index
-from symscope.core.packer import Detail
+from symscope.core.private import write_private
 from symscope.core.sanitize import for_paste
 from symscope.core.tokens import count_tokens
 
@@ -166,7 +166,8 @@ def test_markdown_is_exact(index: Index) -> None:
     js = (index.root / "web/fence.js").read_text()
     assert rendered.tokens == total and rendered.items == 2 and not rendered.left_out
     assert rendered.text == (
-        f"# Code context: 2 items, {total} tokens\n"
+        # The header states the text's own exact count (issue 28.3), not the code's sum.
+        f"# Code context: 2 items, {count_tokens(rendered.text)} tokens\n"
         "\n"
         f"1. pkg/shapes.py:4-5 (method Square.area, {area.tokens} tokens)\n"
         f"2. web/fence.js:1-3 (file, {rec.tokens} tokens)\n"
@@ -191,7 +192,7 @@ def test_xml_escapes_attributes_and_cdata_end(index: Index) -> None:
     js = (index.root / "web/fence.js").read_text()
     cdata = "<![CDATA[" + js.replace("]]>", "]]]]><![CDATA[>") + "]]>"
     assert text == (
-        f'<code_context items="1" tokens="{rec.tokens}">\n'
+        f'<code_context items="1" tokens="{count_tokens(text)}">\n'
         f'<item path="web/fence.js" lines="1-3" kind="file" name="web/fence.js" '
         f'language="javascript" tokens="{rec.tokens}">\n'
         f"{cdata}\n"
@@ -238,7 +239,7 @@ def test_detail_levels_render_exactly(index: Index) -> None:
     square = count_tokens("class Square\n    def area(self)\n") + count_tokens("A square.")
     js = count_tokens("function showCode()\n")
     assert result.text == (
-        f"# Code context: 3 items, {square + js} tokens\n"
+        f"# Code context: 3 items, {count_tokens(result.text)} tokens\n"
         "\n"
         f"1. pkg/shapes.py:1-5 (class Square, signature, {square} tokens)\n"
         "2. pkg/shapes.py:8-9 (function describe, name only)\n"
@@ -259,7 +260,7 @@ def test_detail_levels_render_exactly(index: Index) -> None:
                                                          ("signature", "signature")]
     xml = pack(entries, "xml", redact=False).text
     assert xml == (
-        f'<code_context items="3" tokens="{square + js}">\n'
+        f'<code_context items="3" tokens="{count_tokens(xml)}">\n'
         '<item path="pkg/shapes.py" lines="1-5" kind="class" name="Square" language="python" '
         f'tokens="{square}" detail="signature" doc="A square.">\n'
         "<![CDATA[class Square\n    def area(self)\n]]>\n</item>\n"

@@ -90,3 +90,32 @@ def test_bundle_command_loads_no_ui(secret_repo: list[str]) -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_deps_come_at_signature_level_unless_deps_level_full(
+    write_repo: WriteRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "".join(f"        step{n} = value * {n} + len(str(value)) - {n}\n" for n in range(12))
+    root = write_repo({"calc.py": (
+        "class Calculator:\n    \"\"\"Adds things up.\"\"\"\n\n"
+        f"    def total(self, value):\n{body}        return value\n\n"
+        f"    def mean(self, value):\n{body}        return value / 2\n\n\n"
+        "def run(value):\n    return Calculator().total(value)\n")})
+    where = ["--repo", str(root), "--index-dir", str(tmp_path / "idx"), "--json"]
+    texts = {}
+    for level in ("signature", "full", None):
+        args = ["bundle", "calc.py::run#function", "--deps", "1", *where]
+        assert cli.main(args + (["--deps-level", level] if level else [])) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["items"][0] == {"id": "calc.py::run#function", "detail": "full",
+                                    "tokens": data["items"][0]["tokens"], "reason": "added"}
+        assert {i["detail"] for i in data["items"][1:]} == {level or "signature"}
+        assert data["tokens"] == count_tokens(data["text"])
+        assert f"# Code context: {len(data['items'])} items, {data['tokens']} tokens\n" in data["text"]
+        texts[level] = data
+    assert texts[None] == texts["signature"]  # signature is the default
+    assert texts["signature"]["tokens"] * 2 < texts["full"]["tokens"]
+    assert "Dependencies of item 1 (run): items 2" in texts["signature"]["text"]
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["bundle", "calc.py::run#function", "--deps-level", "everything", *where])
+    assert caught.value.code == 2 and "invalid choice" in capsys.readouterr().err

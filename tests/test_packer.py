@@ -9,6 +9,7 @@ at less detail while more detail of it would have fit given the items before it)
 from __future__ import annotations
 
 import itertools
+import re
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -26,8 +27,7 @@ from symscope.core.bundle import (
     resolve_item,
 )
 from symscope.core.bundle import lookup_item as item_for
-from symscope.core.index import Index
-from symscope.core.packer import (
+from symscope.core.bundle.packer import (
     DROP,
     FULL,
     LEVEL,
@@ -38,6 +38,7 @@ from symscope.core.packer import (
     choose_levels,
     priority_order,
 )
+from symscope.core.index import Index
 from symscope.core.tokens import count_tokens
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
@@ -161,6 +162,10 @@ def test_property_packed_text_fits_and_no_better_level_was_left(sample: Index) -
             return
         assert result.tokens == count_tokens(result.text) <= budget
         assert result.header_tokens + sum(i.tokens for i in result.items) == result.tokens
+        # The header states that same count (issue 28.3).
+        stated = re.match(r'(?:# Code context: \d+ items?, (\d+) tokens|<code_context items="\d+" tokens="(\d+)">)',
+                          result.text)
+        assert stated is not None and int(stated.group(1) or stated.group(2)) == result.tokens
         details = {i.key: i.detail for i in result.items} | {i.key: None for i in result.dropped}
         levels = _levels_of(packer, details)
         assert packer.text(levels) == result.text

@@ -31,7 +31,7 @@ from textual.binding import BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Header
 
-from symscope.core.bundle import Format, ResolvedItem
+from symscope.core.bundle import Bundle, Format, ResolvedItem
 from symscope.core.index import Index
 from symscope.core.models import Stats, Symbol
 from symscope.core.related import DepsPlan
@@ -43,7 +43,6 @@ from symscope.tui.app_actions import AppActions
 from symscope.tui.app_index import IndexFlow
 from symscope.tui.app_prompts import Prompts
 from symscope.tui.bundle_controller import BundleController, BundleState, Edit, Note
-from symscope.tui.bundle_meta import TrackedBundle
 from symscope.tui.bundle_runner import BundleRunner
 from symscope.tui.bundle_screens import ConfirmDepsScreen
 from symscope.tui.clipboard import Clipboard, make_clipboard
@@ -137,7 +136,7 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
         self.set_reactive(SymscopeApp.price, price)
 
     @property
-    def bundle(self) -> TrackedBundle:
+    def bundle(self) -> Bundle:
         """The `Bundle` being edited (the controller owns it)."""
         return self.bundles.bundle
 

@@ -15,9 +15,8 @@ from symscope.tui.screens import HelpScreen, PromptScreen
 from symscope.tui.widgets.search import SearchPane
 
 if TYPE_CHECKING:
-    from symscope.core.bundle import Format
+    from symscope.core.bundle import Bundle, Format
     from symscope.tui.bundle_controller import BundleController, Edit
-    from symscope.tui.bundle_meta import TrackedBundle
     from symscope.tui.bundle_runner import BundleRunner
 
 
@@ -30,7 +29,7 @@ class AppActions(KeyedApp):
         start_dir: Path
 
         @property
-        def bundle(self) -> TrackedBundle: ...
+        def bundle(self) -> Bundle: ...
 
         def _edit(self, edit: Edit) -> None: ...
 

@@ -7,13 +7,14 @@ pane's cursor goes. Everything that touches files (`persist`, `resolve`, `copy`,
 `save`) takes a `Snapshot` made on the UI thread and is meant for a thread worker.
 The result of `resolve` is a `BundleState`, the value the panes are bound to.
 
-Copied and saved text is what the core's packer makes of the items
-(`tui/bundle_pack.py`): each at its detail level (set by hand, or chosen under a
-token budget), secrets redacted unless kept on purpose, raw control characters
-made visible (the toast counts both), plus which items were added as dependencies
-of which. Every resolution packs the bundle too, so the counters show the budget,
-the packed total, what was reduced or dropped and what was redacted before any
-copy. Saved files are created mode 600.
+Copied and saved text is the engine's rendering of the bundle
+(`symscope.core.bundle.render_bundle`, the call `symscope bundle` and MCP
+`build_bundle` make too): each item at its detail level (set by hand, or chosen
+under a token budget), secrets redacted unless kept on purpose, raw control
+characters made visible (the toast counts both), and which items were added as
+dependencies of which. Every resolution renders the bundle too, so every figure of
+the bundle's size is the exact count of the text a copy would give now. Saved files
+are created mode 600.
 """
 
 from __future__ import annotations
@@ -21,32 +22,37 @@ from __future__ import annotations
 import errno
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from symscope.core.bundle import (
+    DEPENDENCY_DETAIL,
     FORMAT_SUFFIX,
+    BudgetError,
+    Bundle,
     BundleError,
     BundleItem,
+    BundleResult,
+    DependencyOf,
+    Detail,
     Format,
     Redaction,
     ResolvedItem,
     bundle_path,
     file_key,
+    next_detail,
+    render_bundle,
     resolve_item,
     symbol_key,
 )
 from symscope.core.bundle import savings as bundle_savings
 from symscope.core.index import Index
 from symscope.core.models import Savings, Symbol
-from symscope.core.packer import BudgetError, Detail
 from symscope.core.private import write_private
 from symscope.core.related import DepsPlan
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
-from symscope.tui.bundle_meta import DependencyOf, TrackedBundle, next_detail
-from symscope.tui.bundle_pack import Packed, Packing, pack_bundle
 from symscope.tui.clipboard import Clipboard
 
 DEFAULT_BUNDLE_NAME = "symscope-bundle"
@@ -66,6 +72,8 @@ class Note:
     timeout: float | None = None
     totals: bool = False
     """Append the bundle's totals once the new state is resolved."""
+    before: int | None = None
+    """The text's count before the edit: the totals then say what it grew (or shrank) by."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,21 +89,61 @@ class Edit:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The bundle's items, format and settings at one moment, safe to hand to a thread."""
+    """The bundle (a copy of the model, secret decisions included) at one moment, safe to hand
+    to a thread."""
 
-    items: tuple[BundleItem, ...]
-    format: Format
+    model: Bundle
     seq: int
     """Increases with every snapshot; a slower, older one never overwrites a newer save."""
-    dependency_of: Mapping[str, DependencyOf] = field(default_factory=dict)
-    details: Mapping[str, Detail] = field(default_factory=dict)
-    budget: int | None = None
-    keep: frozenset[str] = frozenset()
-    """Fingerprints of secrets left in on purpose."""
 
-    def bundle(self) -> TrackedBundle:
+    @property
+    def items(self) -> list[BundleItem]:
+        return self.model.items
+
+    @property
+    def format(self) -> Format:
+        return self.model.format
+
+    def bundle(self) -> Bundle:
         """The bundle as it was (what is persisted)."""
-        return TrackedBundle.copy_of(self.items, self.format, self.dependency_of, self.details, self.budget)
+        return self.model
+
+
+@dataclass(frozen=True, slots=True)
+class Packing:
+    """What copying the bundle now gives: the counters, the rows and the savings panel show it."""
+
+    tokens: int
+    """The exact cl100k count of the text (headers, fences and dependency lines included)."""
+    budget: int | None
+    items: int
+    """Items in the text."""
+    levels: Mapping[str, Detail | None]
+    """Per bundle key, the level the item is pasted at; None when the budget dropped it."""
+    reduced: int
+    """Items pasted below the level asked for (by the budget)."""
+    dropped: int
+    redactions: tuple[Redaction, ...] = ()
+    """Secrets replaced by markers, in text order."""
+    controls: int = 0
+    """Raw control characters made visible."""
+    error: str | None = None
+    """Why the budget cannot be met (the figures are then those without a budget)."""
+    item_tokens: Mapping[str, int] = field(default_factory=dict)
+    """Per bundle key, the tokens of the item's own lines in the text (0: dropped); with the
+    header's they add up to `tokens`."""
+
+    @property
+    def redacted(self) -> int:
+        return len(self.redactions)
+
+    @classmethod
+    def of(cls, result: BundleResult, error: str | None = None, budget: int | None = None) -> Packing:
+        levels: dict[str, Detail | None] = {item.key: item.detail for item in result.items}
+        levels.update({item.key: None for item in result.dropped})
+        sizes = {item.key: item.tokens for item in (*result.items, *result.dropped)}
+        return cls(result.tokens, budget if error else result.budget, len(result.items), levels, result.reduced,
+                   len(result.dropped), result.redactions, result.controls, error, sizes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +152,7 @@ class BundleState:
 
     items: tuple[ResolvedItem, ...] = ()
     savings: Savings = field(default_factory=lambda: Savings(0, 0, 0))
+    """Code only: the items' own tokens against their whole files and the repo."""
     format: Format = "markdown"
     cursor_key: str | None = None
     seq: int = 0
@@ -137,6 +186,23 @@ class BundleState:
     def dependencies(self) -> int:
         return sum(1 for r in self.items if r.key in self.dependency_of)
 
+    @property
+    def tokens(self) -> int:
+        """The exact count of the text a copy would give now (0 for an empty bundle; a state
+        made without packing, as a widget test makes one, has only its code sum)."""
+        return self.packing.tokens if self.packing is not None else self.savings.tokens
+
+    @property
+    def text_savings(self) -> Savings:
+        """The text's exact count against the items' whole files and the repo."""
+        return Savings(self.tokens, self.savings.file_tokens, self.savings.repo_tokens)
+
+    def item_tokens(self, key: str) -> int | None:
+        """Tokens of the item's own lines in the text now (None: not in it)."""
+        if self.packing is None or key not in self.packing.item_tokens:
+            return None
+        return self.packing.item_tokens[key]
+
     def find(self, key: str) -> ResolvedItem | None:
         return next((r for r in self.items if r.key == key), None)
 
@@ -156,6 +222,9 @@ _LEVEL_TEXT: dict[Detail, str] = {
 }
 
 
+_LEVEL_NAME: dict[Detail, str] = {"full": "full", "signature": "signature", "name": "name"}
+
+
 def _label(format_name: Format) -> str:
     return "XML" if format_name == "xml" else "Markdown"
 
@@ -171,14 +240,14 @@ class BundleController:
             hints: Key names for messages ("a adds the current symbol").
         """
         self.index = index
-        self.bundle = TrackedBundle()
+        self.bundle = Bundle()
         self.state = BundleState()
         """The last resolved state (what accept and remove-missing act on)."""
         self.save_dir = save_dir
         self.hints = hints or KeyHints()
         self._seq = 0
         self._saved_seq = 0
-        self._saved: dict[str, Any] = TrackedBundle().to_json()
+        self._saved: dict[str, Any] = Bundle().to_json()
         """What the file on disk holds (as far as this controller knows)."""
         self._save_lock = threading.Lock()
         self.kept: dict[str, Redaction] = {}
@@ -193,7 +262,7 @@ class BundleController:
     def load(self) -> Note | None:
         """Read the persisted bundle; an unreadable one is moved aside and a warning returned."""
         try:
-            self.bundle = TrackedBundle.load(self.path)
+            self.bundle = Bundle.load(self.path)
             self._saved = self.bundle.to_json()
             return None
         except BundleError as exc:
@@ -203,14 +272,14 @@ class BundleController:
                 moved = f"; moved it to {backup}"
             except OSError:
                 moved = ""
-            self.bundle = TrackedBundle()
+            self.bundle = Bundle()
             return Note(f"{exc}{moved}. Starting with an empty bundle.", "warning", timeout=8)
 
     def snapshot(self) -> Snapshot:
         self._seq += 1
-        b = self.bundle
-        return Snapshot(tuple(b.items), b.format, self._seq, dict(b.dependency_of), dict(b.details), b.budget,
-                        frozenset(self.kept))
+        model = self.bundle.copy()
+        model.keep = frozenset(self.kept)
+        return Snapshot(model, self._seq)
 
     def apply(self, state: BundleState) -> bool:
         """Record a resolved state; False if a newer one was applied already."""
@@ -223,7 +292,12 @@ class BundleController:
         """The note's text, plus the bundle's items and tokens when it asks for them."""
         if not note.totals:
             return note.text
-        text = f"{note.text}\nBundle: {_plural(state.count, 'item')}, {fmt.tokens(state.savings.tokens)} tok"
+        text = note.text
+        if note.before is not None:
+            delta = state.tokens - note.before
+            text += (f": {'+' if delta >= 0 else '-'}{fmt.tokens(abs(delta))} tokens "
+                     f"({fmt.tokens(note.before)} → {fmt.tokens(state.tokens)})")
+        text += f"\nBundle: {_plural(state.count, 'item')}, {fmt.tokens(state.tokens)} tok"
         packing = state.packing
         if packing is not None and packing.budget is not None and packing.error is None:
             text += f"; packed {fmt.tokens(packing.tokens)} of {fmt.tokens(packing.budget)}"
@@ -286,24 +360,29 @@ class BundleController:
         copy, save = self.hints["app.copy"], self.hints["app.save"]
         return Edit((Note(f"Bundle format: {_label(self.bundle.format)} ({copy} copies, {save} saves)"),))
 
-    def add_with_deps(self, plan: DepsPlan) -> Edit:
-        """Add `plan`'s symbol (if new) and exactly its listed dependencies, marked as such.
+    def add_with_deps(self, plan: DepsPlan, level: Detail = DEPENDENCY_DETAIL) -> Edit:
+        """Add `plan`'s symbol (if new, in full) and exactly its listed dependencies, marked as
+        such, at `level` (signature by default, as `symscope bundle --deps` adds them).
 
         The dependencies go right after the symbol (and any it already had), each
-        recording that it was added for it.
+        recording that it was added for it. The note, once resolved, says what the text
+        grew by: `Added 4 dependencies of X at signature level: +312 tokens (919 → 1,231)`.
         """
         root = plan.root
         root_key = symbol_key(root.id)
+        before = self.state.tokens
         if plan.add_root:
             self.bundle.add(BundleItem.for_symbol(root))
         added = self.bundle.add_after_group(root_key, [BundleItem.for_symbol(d.symbol) for d in plan.deps],
-                                            DependencyOf(root_key, root.qualname))
+                                            DependencyOf(root_key, root.qualname), level)
         if not added and not plan.add_root:
             return Edit((Note(f"{root.qualname} and its dependencies are already in the bundle"),),
                         root_key, changed=False)
-        what = f"{root.qualname} with {_plural(len(added), 'dependency', 'dependencies')}" if plan.add_root else \
-            f"{_plural(len(added), 'dependency', 'dependencies')} of {root.qualname}"
-        return Edit((Note(f"Added {what} ({plan.delta})", timeout=EDIT_TOAST_SECONDS, totals=True),), root_key)
+        deps = _plural(len(added), "dependency", "dependencies")
+        what = f"{root.qualname} with {deps}" if plan.add_root else f"{deps} of {root.qualname}"
+        at = "" if not added else f" at {_LEVEL_NAME[level]} level"
+        return Edit((Note(f"Added {what}{at}", timeout=EDIT_TOAST_SECONDS, totals=True, before=before),),
+                    root_key)
 
     def remove_group(self, key: str) -> Edit:
         """Remove an item with the items added as its dependencies (or a dependency with its group)."""
@@ -329,11 +408,8 @@ class BundleController:
         i = self.bundle.index_of(key)
         if i < 0:
             return Edit(changed=False)
-        level = next_detail(self.bundle.details.get(key, "full"))
-        if level == "full":
-            self.bundle.details.pop(key, None)
-        else:
-            self.bundle.details[key] = level
+        level = next_detail(self.bundle.level(key))
+        self.bundle.set_level(key, level)
         text = f"{self.bundle.items[i].name}: {_LEVEL_TEXT[level]}"
         return Edit((Note(text, timeout=EDIT_TOAST_SECONDS),), key)
 
@@ -389,23 +465,24 @@ class BundleController:
             return None
         totals = bundle_savings(resolved, self.index)
         packing = self._packing(snap, resolved) if resolved else None
-        kept = {fp: f for fp, f in self.kept.items() if fp in snap.keep}
-        return BundleState(tuple(resolved), totals, snap.format, cursor_key, snap.seq, snap.dependency_of,
-                           snap.details, snap.budget, packing, kept)
+        kept = {fp: f for fp, f in self.kept.items() if fp in snap.model.keep}
+        m = snap.model
+        return BundleState(tuple(resolved), totals, m.format, cursor_key, snap.seq, dict(m.dependency_of),
+                           dict(m.details), m.budget, packing, kept)
 
-    def _pack(self, snap: Snapshot, resolved: list[ResolvedItem], format_name: Format | None = None) -> Packed:
-        """The text to copy (raises BudgetError when the budget cannot be met)."""
-        return pack_bundle(self.index, resolved, format_name or snap.format, dependency_of=snap.dependency_of,
-                           details=snap.details, budget=snap.budget, keep=snap.keep)
+    def _pack(self, snap: Snapshot, resolved: list[ResolvedItem], format_name: Format | None = None
+              ) -> BundleResult:
+        """The text to copy: the engine's one rendering (raises BudgetError when the budget cannot be met)."""
+        return render_bundle(self.index, snap.model, fmt=format_name, resolved=resolved)
 
     def _packing(self, snap: Snapshot, resolved: list[ResolvedItem]) -> Packing:
         """The figures of the packed bundle; with an impossible budget, those without it and why."""
         try:
-            return self._pack(snap, resolved).packing
+            return Packing.of(self._pack(snap, resolved))
         except BudgetError as exc:
-            unlimited = pack_bundle(self.index, resolved, snap.format, dependency_of=snap.dependency_of,
-                                    details=snap.details, keep=snap.keep).packing
-            return replace(unlimited, budget=snap.budget, error=str(exc))
+            unlimited = snap.model.copy()
+            unlimited.budget = None
+            return Packing.of(render_bundle(self.index, unlimited, resolved=resolved), str(exc), snap.model.budget)
 
     def _resolve(self, snap: Snapshot, cancelled: Callable[[], bool] | None) -> list[ResolvedItem] | None:
         out: list[ResolvedItem] = []
@@ -432,7 +509,7 @@ class BundleController:
         except Exception as exc:
             return [Note(f"Copy failed: {exc}. Use {self.hints['app.save']} to save the bundle to a file "
                          "instead.", "error")]
-        p = packed.packing
+        p = Packing.of(packed)
         notes = [Note(f"Copied {fmt.tokens(p.tokens)} tokens ({_plural(p.items, 'item')}) as "
                       f"{_label(chosen)} via {method}" + self._details_note(p), title="Copied")]
         return notes + _left_out(list(packed.left_out))
@@ -458,19 +535,19 @@ class BundleController:
         except OSError as exc:
             reason = "it is a symlink" if exc.errno == getattr(errno, "ELOOP", -1) else exc.strerror or exc
             return [Note(f"Cannot write {target}: {reason}", "error")]
-        p = packed.packing
+        p = Packing.of(packed)
         notes = [Note(f"Saved {_plural(p.items, 'item')} · {fmt.tokens(p.tokens)} tokens to "
                       f"{target}" + self._details_note(p), title="Saved")]
         return notes + _left_out(list(packed.left_out))
 
     def _export_text(self, snap: Snapshot, resolved: list[ResolvedItem], chosen: Format
-                     ) -> tuple[Packed | None, Note | None]:
+                     ) -> tuple[BundleResult | None, Note | None]:
         """The packed text, or why there is nothing to export."""
         try:
             packed = self._pack(snap, resolved, chosen)
         except BudgetError as exc:
             return None, Note(f"Nothing copied: {exc}. Raise the budget ({self.hints['app.budget']}).", "error")
-        if packed.packing.items == 0:
+        if not packed.items:
             flagged = len(packed.left_out)
             extra = f" ({flagged} flagged item(s) cannot be copied)" if flagged else ""
             return None, Note(f"The bundle is empty; {self.hints['app.toggle_symbol']} adds the current symbol."

@@ -65,11 +65,13 @@ class ConfirmDepsScreen(ModalScreen[bool]):
         plan = self.plan
         with Vertical() as box:
             box.border_title = Content(f"Add {for_terminal(plan.root.qualname)} with its dependencies")
-            box.border_subtitle = f"{plan.delta} · enter adds · esc cancels"
+            box.border_subtitle = f"{plan.delta} code only · enter adds · esc cancels"
             present = f"; {plan.present} already in the bundle" if plan.present else ""
             ambiguous = sum(1 for d in plan.deps if d.ambiguous)
             unsure = f"; ? marks {ambiguous} name(s) with several candidates, all listed" if ambiguous else ""
-            yield Static(Content(f"{plan.delta}{present}{unsure}."), classes="modal-intro")
+            yield Static(Content(f"{plan.delta} (code only, in full){present}{unsure}. Dependencies are added "
+                                 "at signature level; the toast then gives the copied text's exact change."),
+                         classes="modal-intro")
             yield DataTable(id="confirm-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:

@@ -79,7 +79,9 @@ def test_resolve_gives_the_cores_figures(index: Index, tmp_path: Path) -> None:
     assert state.paths == {"shortener/codes.py", "cmd/redirector/cache.go", "cmd/redirector/resolver.go"}
     assert ctl.apply(state) and ctl.state is state
     note = ctl.toggle_symbol(index.symbol(DECODE)).notes[0]
-    assert ctl.with_totals(note, state).endswith(f"\nBundle: 3 items, {state.savings.tokens:,} tok")
+    # The totals name the exact count of the text a copy gives (issue 28.3), not the code's sum.
+    assert state.packing is not None and state.tokens == state.packing.tokens > state.savings.tokens
+    assert ctl.with_totals(note, state).endswith(f"\nBundle: 3 items, {state.tokens:,} tok")
     # Cancelled part-way: nothing to show.
     assert ctl.resolve(ctl.snapshot(), cancelled=lambda: True) is None
 
@@ -188,7 +190,7 @@ def test_save_creates_the_file_mode_600_and_refuses_symlinks(index: Index, tmp_p
 
 def test_messages_use_the_keys_of_the_keymap(index: Index) -> None:
     ctl = BundleController(index, hints=KeyHints({"app.toggle_symbol": "plus", "app.copy": "k"}))
-    notes = ctl.copy(Snapshot((), "markdown", 1), lambda text: "unused")
+    notes = ctl.copy(Snapshot(Bundle(), 1), lambda text: "unused")
     assert notes[0].text == "The bundle is empty; plus adds the current symbol."
     assert ctl.toggle_format().notes[0].text == "Bundle format: XML (k copies, s saves)"
 
@@ -230,7 +232,8 @@ def test_add_with_deps_adds_exactly_the_plan_after_its_symbol(gin_index: Index, 
     assert not plan.add_root and [d.symbol for d in plan.deps] == closure and plan.present == 0
     assert plan.delta == f"+{len(closure)} deps, +{sum(s.tokens for s in closure):,} tok"
     edit = ctl.add_with_deps(plan)
-    assert edit.notes[0].text == f"Added {len(closure)} dependencies of Context.MustBindWith ({plan.delta})"
+    # At signature level by default (issue 28.8); the totals add the text's exact delta.
+    assert edit.notes[0].text == f"Added {len(closure)} dependencies of Context.MustBindWith at signature level"
     deps = [symbol_key(s.id) for s in closure]
     # Right after the symbol they were added for, not at the end.
     assert ctl.bundle.keys == ["symbol:gin.go::Engine.Run#method", symbol_key(MUST_BIND), *deps,
@@ -291,7 +294,8 @@ def test_levels_budget_and_dependencies_persist_and_old_files_load(gin_index: In
     again = BundleController(gin_index)
     assert again.load() is None
     assert again.bundle.keys == ctl.bundle.keys and again.bundle.budget == 500
-    assert again.bundle.details == {symbol_key(MUST_BIND): "signature"}
+    deps = [k for k in ctl.bundle.keys if k in ctl.bundle.dependency_of]
+    assert again.bundle.details == {symbol_key(MUST_BIND): "signature", **dict.fromkeys(deps, "signature")}
     assert again.bundle.dependency_of == ctl.bundle.dependency_of
     # The core's own reader still reads it (the extra keys are ignored) ...
     assert [i.key for i in Bundle.load(ctl.path)] == ctl.bundle.keys

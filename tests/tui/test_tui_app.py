@@ -107,9 +107,11 @@ async def test_adding_to_the_bundle_updates_counters_with_core_numbers(
         assert both.tokens == first.tokens + second.tokens
         assert both.file_tokens == index.file(first.path).tokens + index.file(second.path).tokens  # type: ignore[union-attr]
         assert both.repo_tokens == index.repo_tokens()
-        # The exact figures are on screen.
+        # The exact figures are on screen: the count of the text a copy gives now (issue 28.3;
+        # the code alone is less: headers and fences cost tokens too).
         text = str(counters.render())
-        assert f"{both.tokens:,} tok" in text and f"{both.file_tokens:,}" in text
+        shown = app.bundled.tokens
+        assert shown > both.tokens and f"{shown:,} tok" in text and f"{both.file_tokens:,}" in text
         # `a` again removes it.
         await pilot.press("a")
         await pilot.pause()
@@ -137,8 +139,9 @@ async def test_copy_puts_exact_markdown_on_the_clipboard(app: RecordingApp, inde
 
     total = method.tokens + func.tokens + whole.tokens
     file_text = (index.root / whole.path).read_text(encoding="utf-8")
+    # The header states the text's own exact count (issue 28.3).
     expected = (
-        f"# Code context: 3 items, {total} tokens\n"
+        f"# Code context: 3 items, {count_tokens(app.copied[0])} tokens\n"
         "\n"
         f"1. shortener/store.py:{method.start_line}-{method.end_line} (method LinkStore.resolve, {method.tokens} tokens)\n"
         f"2. web/static/format.js:{func.start_line}-{func.end_line} (function timeAgo, {func.tokens} tokens)\n"
@@ -174,7 +177,7 @@ async def test_copy_as_xml_from_the_palette_action(app: RecordingApp, index: Ind
         await app.run_action("copy_bundle('xml')")
         await pilot.pause()
     assert app.copied == [
-        f'<code_context items="1" tokens="{sym.tokens}">\n'
+        f'<code_context items="1" tokens="{count_tokens(app.copied[0])}">\n'
         f'<item path="shortener/codes.py" lines="{sym.start_line}-{sym.end_line}" kind="function" '
         f'name="decode" language="python" tokens="{sym.tokens}">\n'
         f"<![CDATA[{_file_lines(index, sym)}]]>\n"

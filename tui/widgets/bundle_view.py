@@ -25,8 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
-from symscope.core.bundle import ResolvedItem
-from symscope.core.packer import Detail
+from symscope.core.bundle import Detail, ResolvedItem
 from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
@@ -189,9 +188,10 @@ class BundleView(Vertical):
             name.append(for_terminal(shown), style=dependency_style if of is not None else "bold")
             where = f"{r.path}:{r.start_line}-{r.end_line}" + (f" · dep of {of.name}" if of is not None else "")
             level = level_text(state, r.key)
+            own = state.item_tokens(r.key)  # its lines in the text now; None: left out (flagged)
             table.add_row(
                 Text(str(n), style="dim", justify="right"),
-                Text(fmt.tokens(r.tokens), justify="right"),
+                Text("-" if own is None else fmt.tokens(own), justify="right"),
                 Text(level, style="bold" if level != "full" else "dim"),
                 Text(for_terminal(fmt.kind_label(r.kind)), style="italic"),
                 name,
@@ -202,7 +202,7 @@ class BundleView(Vertical):
         self.border_title = f"Bundle · {label}"
         noun = "item" if state.count == 1 else "items"
         flagged, deps = state.flagged, state.dependencies
-        self.border_subtitle = (f"{state.count} {noun} · {fmt.tokens(state.savings.tokens)} tok"
+        self.border_subtitle = (f"{state.count} {noun} · {fmt.tokens(state.tokens)} tok"
                                 + (f" · {deps} dep{'s' if deps != 1 else ''}" if deps else "")
                                 + (f" · {flagged} flagged" if flagged else ""))
         if state.items:

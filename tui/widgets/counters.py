@@ -1,14 +1,15 @@
 """`Counters`: always-visible token costs of the current symbol and of the bundle.
 
 Every figure is the core's exact count; ratios and percentages come from
-`symscope.core.models.Savings`. Money uses a price per million tokens. The bundle,
+`symscope.core.models.Savings`. The bundle's size is the exact count of the text a
+copy would give now (`BundleState.tokens`), never the code's sum. Money uses a price per million tokens. The bundle,
 the price and the key names are the App's reactives, bound with `data_bind`.
 Symbol names and paths are drawn only after `sanitize.for_terminal`.
 
 The bundle line also shows, when they apply: the budget with the packed text's
 exact count and how many items it reduced or dropped, how many secrets a copy
 would redact and how many it keeps on purpose, and, while add-with-dependencies
-waits for a yes, its delta (`+4 deps, +312 tok`).
+waits for a yes, its delta, labelled code only (`+4 deps, +312 tok (code only)`).
 """
 
 from __future__ import annotations
@@ -85,9 +86,16 @@ class Counters(Widget):
 
     @property
     def bundle(self) -> BundleCost:
-        """The bundle's figures as shown on the second line."""
+        """The bundle's figures, code only: the items' own tokens against their files and the repo."""
         state = self.bundled
         return BundleCost(state.count, state.flagged, state.savings)
+
+    @property
+    def shown(self) -> BundleCost:
+        """The bundle's figures as the second line shows them: the exact count of the text a
+        copy would give now (headers, fences, dependency lines, redaction markers included)."""
+        state = self.bundled
+        return BundleCost(state.count, state.flagged, state.text_savings)
 
     def render(self) -> Content:
         width = max(1, self.content_region.width)
@@ -143,9 +151,9 @@ class Counters(Widget):
         short: list[Content] = []
         plan = self.pending
         if plan is not None:
-            text = f"{for_terminal(plan.root.qualname)} {plan.delta}?"
+            text = f"{for_terminal(plan.root.qualname)} {plan.delta} (code only)?"
             long.append(Content.styled(text, "bold $text-warning"))
-            short.append(Content.styled(f"{plan.delta}?", "bold $text-warning"))
+            short.append(Content.styled(f"{plan.delta} code only?", "bold $text-warning"))
         packing = self.bundled.packing
         if packing is not None and packing.budget is not None:
             if packing.error is not None:
@@ -172,7 +180,7 @@ class Counters(Widget):
 
     def _bundle_line(self, width: int) -> Content:
         label = ("Bundle ", "bold $text-accent")
-        b = self.bundle
+        b = self.shown
         long, short = self._extras()
         if b.items == 0 and self.pending is not None:
             return _pick(width, Content.assemble(label, ("empty", "$text-muted"), long),

@@ -6,7 +6,8 @@ bundle is a tiny share of the whole, so a linear bar would be a sliver at 99% an
 the same sliver at 99.9%; here 100x fills half and 1,000x three quarters. The budget
 bar is linear: the packed text against the budget. Beside each bar, the exact
 figures and the factor. Every number is the core's exact cl100k count
-(`BundleState.savings`, and the packed text's count under a budget).
+(`BundleState.text_savings`: the count of the text a copy gives now, against the items'
+whole files and the repo; and that count against the budget).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class SavingsPanel(Widget):
     def rows(self) -> list[tuple[str, float, str]]:
         """(label, filled fraction of the bar, figures) per bar, as drawn."""
         state = self.bundled
-        s = state.savings
+        s = state.text_savings  # the text a copy gives now, not the code alone
         rows = [
             ("vs files", factor_fraction(s.tokens, s.file_tokens), _versus(s.tokens, s.file_tokens,
                                                                             s.vs_file_saved_pct)),

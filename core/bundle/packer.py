@@ -35,9 +35,10 @@ contradicting A's optimality. So the levels agree at k as well. The levels do
 not have to be ordered by cost (a signature can cost more than a short body):
 each one is counted, not assumed.
 
-**Property M** holds for the bundle's text (see `symscope.core.bundle`): it is a
-header plus one list line and at most one block per kept item, each piece
-starting at a line whose first character is visible ASCII (`#`, a digit, `<`),
+**Property M** holds for the bundle's text (see `symscope.core.bundle.render`): it is a
+header plus one list line and at most one block per kept item (and the lines
+naming which items are dependencies of which), each piece starting at a line
+whose first character is visible ASCII (`#`, a digit, a letter, `<`),
 which is always a boundary of cl100k's pre-tokenizer (`symscope.core.tokens`),
 so the count of the text is the sum of the counts of its pieces. Dropping an item
 removes its pieces. The newline of the blank line that precedes each block ends
@@ -49,6 +50,13 @@ numbers): every 1-3 digit string is one cl100k token, so a
 number costs ceil(digits / 3) tokens and never more as it falls, and `1 item`
 costs what `2 items` does. The tests check these facts on the encoding and
 compare the packer with brute force over every choice on small real bundles.
+
+The dependency lines only lose numbers (or whole lines) when a later item is
+dropped: an item is added as a dependency after the item it depends on, which
+ranks above it, so dropping lower-priority items never turns `of item 1 (X)` into
+the longer `of X (not in this bundle)` (an order rearranged by hand could; the
+recount below still holds the budget). The header's token total is the text's
+own count: it falls with the text, and a number never costs more as it falls.
 
 The final text is counted again, whole, with `count_tokens`; the result is
 never over the budget.
