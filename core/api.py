@@ -363,6 +363,10 @@ class Workspace:
         """Every file the walker or parser left out, with its reason."""
         return self.index.skipped()
 
+    def file_text(self, path: str) -> str:
+        """A whole indexed file as it is on disk now (it may differ from what was indexed)."""
+        return self.index.file_text(path)
+
     def indexed_text(self, path: str) -> str:
         """An indexed file's text as it was indexed (StaleSymbolError if it changed since)."""
         return self.index.indexed_bytes(path).decode("utf-8", "replace")

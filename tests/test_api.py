@@ -65,9 +65,9 @@ def test_cli_json_is_byte_identical_to_the_recorded_outputs(sample: tuple[Path, 
 def test_cli_prints_exactly_what_the_api_returns(sample: tuple[Path, Path]) -> None:
     root, idx = sample
     with Index.open(root, idx) as index:
-        want = api.emit(api.search(index, "cache get", limit=4))
-        first = api.search(index, "cache get", limit=4)["results"][0]["id"]
-        shown = api.emit(api.show(index, first))
+        want = api.emit(api.search_json("cache get", api.Workspace(index).search("cache get", limit=4)))
+        first = api.search_json("cache get", api.Workspace(index).search("cache get", limit=4))["results"][0]["id"]
+        shown = api.emit(api.show_json(api.Workspace(index).show(first)))
     assert _cli("search", "cache get", "--limit", "4", "--repo", str(root), "--index-dir", str(idx),
                 "--json")[1] == want
     assert _cli("show", first, "--repo", str(root), "--index-dir", str(idx), "--json")[1] == shown
@@ -106,7 +106,7 @@ def test_bad_filters_are_one_line_usage_errors(sample: tuple[Path, Path], query:
 def test_api_raises_for_bad_queries(sample: tuple[Path, Path]) -> None:
     root, idx = sample
     with Index.open(root, idx) as index, pytest.raises(BadQueryError):
-        api.search(index, "x", limit=0)
+        api.Workspace(index).search("x", limit=0)
 
 
 def test_languages_lists_every_language_with_kinds() -> None:
