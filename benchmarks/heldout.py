@@ -71,10 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for repo in repos:
         with Workspace.open(args.corpora / repo, args.cache_dir / repo, ensure=False) as index:
             index.refresh()
-            if args.hybrid:
-                from symscope.core import semantic
-
-                semantic.update(index)
+            if args.hybrid and index.embed(force=True) is None:
+                print("--hybrid needs the semantic extra: pip install 'symscope[semantic]'", file=sys.stderr)
+                return 2
             for q in (q for q in queries if q["repo"] == repo):
                 records.append({**q, "score": score(index, index.search(q["query"], limit=MRR_CUTOFF), q)})
     groups = {"all": records, **{s: [r for r in records if r["style"] == s] for s in ("intent", "config")},

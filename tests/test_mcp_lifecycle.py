@@ -27,7 +27,7 @@ from mcp.types import CallToolResult, TextContent
 from symscope.core import api
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
-from symscope.mcp_server.args import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS
+from symscope.mcp_server.args import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS, MAX_REF_CHARS
 from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
@@ -109,7 +109,7 @@ async def test_every_string_argument_has_a_documented_cap(index: Index) -> None:
         listed = await client.list_tools()
     readme = README.read_text()
     section = readme[readme.index("## Coding agents (MCP)"):readme.index("### The study's workflow")]
-    caps = {api.MAX_QUERY_CHARS, api.MAX_PATH_CHARS, MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS}
+    caps = {api.MAX_QUERY_CHARS, api.MAX_PATH_CHARS, MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS, MAX_REF_CHARS}
     for cap in caps:
         assert f"{cap:,}" in section, cap
     strings = 0
