@@ -68,11 +68,9 @@ BundleFormat = Literal["markdown", "xml"]
 BundleIds = Annotated[
     Annotated[list[SymbolId], Field(min_length=1, max_length=20)] | None,
     BeforeValidator(_as_list),
-    Field(description="ids or files; may be omitted with diff"),
 ]
 DiffRef = Annotated[str | None, Field(max_length=MAX_REF_CHARS,
-                                      description="git revision: add code changed since it (HEAD: uncommitted) "
-                                      "and its callers' signatures")]
+                                      description="git ref: add code changed since")]
 RedactFlag = Annotated[bool, Field(description="secrets become markers; false: exact text")]
 PathList = Annotated[
     Annotated[list[Annotated[str, Field(max_length=api.MAX_PATH_CHARS)]], Field(max_length=MAX_PATHS)] | None,

@@ -278,7 +278,7 @@ class Tools:
             return reply(text, _file_tokens(ws, {d.symbol.path for d in found}), _count_shown(text, marks),
                          LIST_BUDGET)
 
-    @_tool("A paste-ready bundle of symbols (and optionally what they use, or what a git diff changed) that "
+    @_tool("A paste-ready bundle of symbols by ids (and optionally what they use) or of a git diff, that "
            "fits a token budget exactly (at most 6000); secrets redacted unless redact is false.")
     def build_bundle(self, ids: BundleIds = None, deps: DepthLimit0 = 0, budget: BudgetLimit = None,
                      format: BundleFormat = "markdown", redact: RedactFlag = True,
