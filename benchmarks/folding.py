@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from symscope.core import api
+from symscope.core.api import count_tokens
 from symscope.core.index import Index
-from symscope.core.tokens import count_tokens
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.metrics import MRR_CUTOFF, QueryScore, score_query, summarize_quality
-from symscope.core.index import Index
+from symscope.core.api import Workspace
 from symscope.core.models import SearchHit
 
 HELDOUT_FILE = Path(__file__).with_name("heldout_queries.json")
@@ -35,7 +35,7 @@ def load(path: Path = HELDOUT_FILE) -> tuple[dict[str, dict[str, str]], list[dic
     return raw["repos"], queries
 
 
-def score(index: Index, hits: Sequence[SearchHit], query: dict[str, Any]) -> QueryScore:
+def score(index: Workspace, hits: Sequence[SearchHit], query: dict[str, Any]) -> QueryScore:
     """The hits scored against the query's one target: the named definition holding its line,
     as the hit itself or a copy folded into it."""
     def holds(hit: SearchHit) -> bool:
@@ -46,7 +46,7 @@ def score(index: Index, hits: Sequence[SearchHit], query: dict[str, Any]) -> Que
     return score_query([frozenset({0}) if holds(h) else frozenset() for h in hits], 1)
 
 
-def rank(index: Index, hits: Sequence[SearchHit], query: dict[str, Any]) -> int | None:
+def rank(index: Workspace, hits: Sequence[SearchHit], query: dict[str, Any]) -> int | None:
     """The 1-based rank of the first hit that is, or folds in, the query's target."""
     return score(index, hits, query).first_hit_rank
 
@@ -69,12 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     repos, queries = load()
     records: list[dict[str, Any]] = []
     for repo in repos:
-        with Index.open(args.corpora / repo, args.cache_dir / repo) as index:
-            index.update()
-            if args.hybrid:
-                from symscope.core import semantic
-
-                semantic.update(index)
+        with Workspace.open(args.corpora / repo, args.cache_dir / repo, ensure=False) as index:
+            index.refresh()
+            if args.hybrid and index.embed(force=True) is None:
+                print("--hybrid needs the semantic extra: pip install 'symscope[semantic]'", file=sys.stderr)
+                return 2
             for q in (q for q in queries if q["repo"] == repo):
                 records.append({**q, "score": score(index, index.search(q["query"], limit=MRR_CUTOFF), q)})
     groups = {"all": records, **{s: [r for r in records if r["style"] == s] for s in ("intent", "config")},

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import PINNED_COMMITS
-from symscope.core.index import Index
+from symscope.core.api import Workspace
 
 #: Distributions whose versions the report states (absent ones are listed as such).
 REPORTED_VERSIONS = (
@@ -64,7 +64,7 @@ def versions() -> dict[str, str | None]:
     return out
 
 
-def corpus_identity(root: Path, index: Index) -> dict[str, str | None]:
+def corpus_identity(root: Path, index: Workspace) -> dict[str, str | None]:
     """The pinned commit, the checkout's own HEAD if it is a git work tree, and a content digest."""
     head = None
     if (root / ".git").exists():

@@ -40,8 +40,7 @@ from benchmarks.quality import (
     resolve_targets,
     spans_of,
 )
-from symscope.core.index import Index
-from symscope.core.tokens import count_tokens
+from symscope.core.api import Workspace, count_tokens
 from symscope.mcp_server.server import build_server
 
 DEFAULT_REPOS = ("express", "fastapi", "gin")
@@ -92,7 +91,7 @@ async def _call(client: Client, tool: str, args: dict[str, Any]) -> tuple[CallTo
     return result, text
 
 
-async def workflow(client: Client, index: Index, query: str) -> McpCost:
+async def workflow(client: Client, index: Workspace, query: str) -> McpCost:
     """The study's round trip for one query, through `client`."""
     t0 = time.perf_counter()
     found, search = await _call(client, "search_symbols", {"query": query, "limit": SEARCH_LIMIT})
@@ -119,7 +118,7 @@ async def workflow(client: Client, index: Index, query: str) -> McpCost:
     )
 
 
-def _precision_at_1(ids: Sequence[str], index: Index, targets: Sequence[LineSpan]) -> float:
+def _precision_at_1(ids: Sequence[str], index: Workspace, targets: Sequence[LineSpan]) -> float:
     spans = []
     for symbol_id in ids:
         s = index.symbol(symbol_id)
@@ -127,7 +126,7 @@ def _precision_at_1(ids: Sequence[str], index: Index, targets: Sequence[LineSpan
     return score_results(spans, targets).precision_at_1
 
 
-async def _measure(index: Index, quality: Sequence[QualityQuery]) -> dict[str, Any]:
+async def _measure(index: Workspace, quality: Sequence[QualityQuery]) -> dict[str, Any]:
     async with Client(build_server(index)) as client:
         listed = await client.list_tools()
         schema_tokens = count_tokens(listed.model_dump_json(by_alias=True, exclude_none=True))
@@ -164,7 +163,7 @@ async def _measure(index: Index, quality: Sequence[QualityQuery]) -> dict[str, A
     }
 
 
-def measure(index: Index, quality: Sequence[QualityQuery] = ()) -> dict[str, Any]:
+def measure(index: Workspace, quality: Sequence[QualityQuery] = ()) -> dict[str, Any]:
     """The MCP workflow's figures on one indexed corpus (the hook `benchmarks.run` can call)."""
     result: dict[str, Any] = anyio.run(_measure, index, quality)
     return result
@@ -234,8 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     for name in names:
         root = corpora / name
-        with Index.open(root, index_dir_for(cache_dir, root)) as index:
-            report = index.update()
+        with Workspace.open(root, index_dir_for(cache_dir, root), ensure=False) as index:
+            report = index.refresh()
             print(f"[{name}] index ready ({report.parsed} parsed, {report.unchanged} unchanged)",
                   file=sys.stderr, flush=True)
             results[name] = measure(index, queries_for(queries, name))

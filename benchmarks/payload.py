@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from benchmarks import FETCH_TOP, SEARCH_LIMIT
 from symscope.cli import main as cli
 from symscope.core import api
-from symscope.core.index import Index
+from symscope.core.api import SymbolSource, Workspace, count_tokens
 from symscope.core.models import SearchHit, Symbol
-from symscope.core.tokens import count_tokens
 
 
 def search_text(query: str, hits: Sequence[SearchHit]) -> str:
@@ -27,7 +26,7 @@ def search_text(query: str, hits: Sequence[SearchHit]) -> str:
 
 def show_text(sym: Symbol, source: str) -> str:
     """`symscope show ID --json` output."""
-    return api.emit(api.show_json(sym, source))
+    return api.emit(api.show_json(SymbolSource(sym, source)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +49,7 @@ class WorkflowCost:
 
 
 def symbol_workflow(
-    index: Index,
+    index: Workspace,
     query: str,
     results: Sequence[SearchHit],
     fetch_top: int = FETCH_TOP,
@@ -67,9 +66,9 @@ def symbol_workflow(
     )
 
 
-def symscope_search(index: Index, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
+def symscope_search(index: Workspace, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
     """symscope's own ranking, exactly as `symscope search` runs it (filters in the text work)."""
-    return api.search_hits(index, query, limit)
+    return Workspace.of(index).search(query, limit)
 
 
 def run_cli(argv: list[str]) -> str:
@@ -82,7 +81,7 @@ def run_cli(argv: list[str]) -> str:
     return out.getvalue()
 
 
-def verify_against_cli(index: Index, query: str, limit: int = SEARCH_LIMIT) -> int:
+def verify_against_cli(index: Workspace, query: str, limit: int = SEARCH_LIMIT) -> int:
     """Check the search and show texts match the CLI byte for byte; returns texts checked.
 
     Raises:

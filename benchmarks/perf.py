@@ -42,9 +42,9 @@ QUERIES = ["router route handler", "middleware", "error exception", "request res
 
 _INDEX_SCRIPT = """
 import json, resource, sys, time
-from symscope.core.index import Index
-ix = Index.open(sys.argv[1], sys.argv[2])
-t = time.perf_counter(); r = ix.update(rebuild=sys.argv[3] == "cold"); dt = time.perf_counter() - t
+from symscope.core.api import Workspace
+ix = Workspace.open(sys.argv[1], sys.argv[2], ensure=False)
+t = time.perf_counter(); r = ix.refresh(rebuild=sys.argv[3] == "cold"); dt = time.perf_counter() - t
 own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps({"seconds": dt, "files": r.files, "symbols": r.symbols, "parsed": r.parsed,
@@ -54,8 +54,8 @@ print(json.dumps({"seconds": dt, "files": r.files, "symbols": r.symbols, "parsed
 _SEARCH_SCRIPT = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-from symscope.core.index import Index
-ix = Index.open(sys.argv[1], sys.argv[2])
+from symscope.core.api import Workspace
+ix = Workspace.open(sys.argv[1], sys.argv[2], ensure=False)
 t1 = time.perf_counter(); hits = ix.search(sys.argv[3], limit=5); t2 = time.perf_counter()
 warm = []
 queries = json.loads(sys.argv[4])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.metrics import LineSpan
-from symscope.core.index import Index
+from symscope.core.api import Workspace
 from symscope.core.models import Symbol
 
 QUERIES_FILE = Path(__file__).with_name("queries.json")
@@ -64,7 +64,7 @@ def load_queries(path: Path = QUERIES_FILE) -> list[QualityQuery]:
     return out
 
 
-def resolve_targets(index: Index, query: QualityQuery) -> list[Symbol]:
+def resolve_targets(index: Workspace, query: QualityQuery) -> list[Symbol]:
     """Each target's symbol in the index (the first, if a file defines the name twice).
 
     Raises:

@@ -55,9 +55,8 @@ from benchmarks.quality import (
     resolve_targets,
     spans_of,
 )
-from symscope.core.index import Index
+from symscope.core.api import Workspace, count_tokens
 from symscope.core.models import SearchHit, Symbol
-from symscope.core.tokens import count_tokens
 
 DEFAULT_REPOS = ("express", "fastapi", "gin")
 #: Chunk size of the RAG configuration used in the quality table and the 2x2.
@@ -152,7 +151,7 @@ class RepoState:
     """What phase 2 needs from phase 1 for one corpus."""
 
     name: str
-    index: Index
+    index: Workspace
     baseline: int
     quality: list[tuple[QualityQuery, list[LineSpan]]]
     units: dict[str, list[Unit]] = field(default_factory=dict)
@@ -175,8 +174,8 @@ def index_dir_for(cache_dir: Path, root: Path) -> Path:
 
 def _cold_build(root: Path) -> dict[str, Any]:
     """Index into a fresh temporary folder: the honest first-build time and size."""
-    with tempfile.TemporaryDirectory(prefix="symscope-bench-") as tmp, Index.open(root, tmp) as index:
-        report = index.update()
+    with tempfile.TemporaryDirectory(prefix="symscope-bench-") as tmp, Workspace.open(root, tmp, ensure=False) as index:
+        report = index.refresh()
         stats = index.stats()
         return {
             "build_seconds": round(report.seconds, 3),
@@ -232,9 +231,9 @@ def symscope_phase(
 ) -> tuple[dict[str, Any], RepoState]:
     log(f"{name}: cold index build (temporary folder)")
     cold = _cold_build(root)
-    index = Index.open(root, index_dir_for(cache_dir, root))
+    index = Workspace.open(root, index_dir_for(cache_dir, root), ensure=False)
     t0 = time.perf_counter()
-    report = index.update()
+    report = index.refresh()
     log(f"{name}: cached index {index.index_dir} ({report.parsed} parsed, "
         f"{report.unchanged} unchanged, {time.perf_counter() - t0:.1f}s)")
     stats = index.stats()
@@ -345,11 +344,11 @@ def _cost_record(cost: WorkflowCost, baseline: int) -> dict[str, Any]:
     }
 
 
-def _search_once(index: Index, query: str) -> Callable[[], object]:
+def _search_once(index: Workspace, query: str) -> Callable[[], object]:
     return lambda: index.search(query, limit=SEARCH_LIMIT)
 
 
-def _search_fetch_once(index: Index, query: str) -> Callable[[], object]:
+def _search_fetch_once(index: Workspace, query: str) -> Callable[[], object]:
     def go() -> None:
         for h in index.search(query, limit=SEARCH_LIMIT)[:FETCH_TOP]:
             index.source(h.symbol)

@@ -11,8 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from symscope.cli.output import EXIT_USAGE
-from symscope.core import limits
-from symscope.core.limits import IntRange, shown
+from symscope.core.api import IntRange, limits
 from symscope.core.models import SYMBOL_KINDS
 
 COMMANDS = (
@@ -53,7 +52,7 @@ def _whole(allowed: IntRange) -> Callable[[str], int]:
         except ValueError:
             value = None
         if value is None or not allowed.contains(value):
-            raise argparse.ArgumentTypeError(f"must be {allowed.describe()}, not {shown(text)}")
+            raise argparse.ArgumentTypeError(f"must be {allowed.describe()}, not {limits.shown(text)}")
         return value
 
     return parse

@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from symscope.core import api
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import for_terminal
 
 #: Exit codes: 1 for a failed operation, 2 for bad usage (argparse's convention).
 EXIT_ERROR = 1

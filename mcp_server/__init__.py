@@ -2,8 +2,9 @@
 
 Agents search compact metadata, then fetch whole symbols: few tools, short
 descriptions, compact schemas. Everything comes from `symscope.core.api` (the
-functions the CLI prints), so the server and the CLI cannot disagree; this
-module only formats.
+`Workspace` whose answers the CLI prints), so the server and the CLI cannot
+disagree; this package only formats. `build_bundle` takes `diff` (a git revision)
+for the CLI's `bundle --diff`: the code changed since it, and its callers.
 
 * Text only. Claude Code hands the model only `structuredContent` when a result
   has it, so results carry none: source stays exact instead of JSON-escaped.
@@ -23,8 +24,7 @@ module only formats.
   counted exactly with every note; messages repeat at most 100 characters of an
   argument (`_echo`).
 
-A tool is one method of `Tools` marked with `@_tool(...)`; adding
-`find_dependencies` or `build_bundle` is one such method each.
+A tool is one method of `Tools` marked with `@_tool(...)`.
 
 The folder is not named `mcp`, so running from the repository root never shadows the SDK.
 The modules: `args` (argument types and caps), `formatting` (text, redaction, budgets),

@@ -28,6 +28,8 @@ MAX_ID_CHARS = 8192
 MAX_LANG_CHARS = 50
 #: Most paths one `reindex` call takes.
 MAX_PATHS = 50
+#: Longest git revision `build_bundle` takes as `diff` (a branch, a tag, `HEAD~3`, a commit id).
+MAX_REF_CHARS = 256
 
 # -- argument types (module level: the SDK evaluates the annotations by name) ---------------
 
@@ -63,6 +65,12 @@ DepthLimit = Annotated[int, Field(ge=1, le=3)]
 DepthLimit0 = Annotated[int, Field(ge=0, le=3)]
 BudgetLimit = Annotated[int | None, Field(ge=1)]
 BundleFormat = Literal["markdown", "xml"]
+BundleIds = Annotated[
+    Annotated[list[SymbolId], Field(min_length=1, max_length=20)] | None,
+    BeforeValidator(_as_list),
+]
+DiffRef = Annotated[str | None, Field(max_length=MAX_REF_CHARS,
+                                      description="git ref: add code changed since")]
 RedactFlag = Annotated[bool, Field(description="secrets become markers; false: exact text")]
 PathList = Annotated[
     Annotated[list[Annotated[str, Field(max_length=api.MAX_PATH_CHARS)]], Field(max_length=MAX_PATHS)] | None,

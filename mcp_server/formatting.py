@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.types import CallToolResult, TextContent
 
-from symscope.core.index import Index
-from symscope.core.languages import language_by_name
-from symscope.core.models import SearchHit, Symbol
-from symscope.core.sanitize import for_terminal
-from symscope.core.tokens import count_tokens, encoding
+from symscope.core.api import (
+    FolderOutline,
+    Workspace,
+    count_tokens,
+    encoding,
+    fence_tag,
+    for_terminal,
+    redact_secrets,
+    secret_marker,
+)
+from symscope.core.models import FileOutline, Reference, SearchHit, Symbol
 from symscope.mcp_server.args import RESULT_BUDGET, SIGNATURE_CHARS, OutputFormat
+
+if TYPE_CHECKING:
+    from symscope.core.api import BundleResult
 
 # -- small formatting helpers -------------------------------------------------------------------
 
@@ -75,11 +84,11 @@ def _under(path: str, folder: str) -> bool:
     return not folder or path == folder or path.startswith(folder + "/")
 
 
-def _file_tokens(index: Index, paths: set[str]) -> int:
+def _file_tokens(ws: Workspace, paths: set[str]) -> int:
     """Tokens of reading these files whole: what the answer saves against."""
     total = 0
     for path in paths:
-        rec = index.file(path)
+        rec = ws.file(path)
         total += rec.tokens if rec is not None else 0
     return total
 
@@ -87,24 +96,22 @@ def _file_tokens(index: Index, paths: set[str]) -> int:
 def _redact(text: str, filename: str, enabled: bool = True) -> tuple[str, list[str]]:
     """`text` with every secret replaced by its marker, keeping the line count; and the markers.
 
-    The same detector and markers as bundles (`symscope.core.secrets.redact`). A secret
+    The same detector and markers as bundles (`api.redact_secrets`). A secret
     spanning lines (a private key block) becomes its marker and as many newlines, so the
     text's lines still match the file's: headers, cuts and uses keep their line numbers.
     """
     if not enabled or not text:
         return text, []
-    from symscope.core.secrets import marker, redact  # detect-secrets loads on first use
-
-    _, findings = redact(text, filename)
+    _, findings = redact_secrets(text, filename)  # detect-secrets loads on first use
     if not findings:
         return text, []
     parts: list[str] = []
     at = 0
     for f in findings:
-        parts += [text[at:f.start], marker(f.label), "\n" * text.count("\n", f.start, f.end)]
+        parts += [text[at:f.start], secret_marker(f.label), "\n" * text.count("\n", f.start, f.end)]
         at = f.end
     parts.append(text[at:])
-    return "".join(parts), [marker(f.label) for f in findings]
+    return "".join(parts), [secret_marker(f.label) for f in findings]
 
 
 def _redacted_lines(lines: list[str], enabled: bool) -> tuple[list[str], list[str]]:
@@ -176,26 +183,26 @@ def hit_text(n: int, hit: SearchHit, redact: bool = True) -> tuple[str, list[str
     return (f"{head}\n   {signature}" if signature else head), marks
 
 
-def _use_line(file_lines: list[str], ref: dict[str, Any], redact: bool) -> tuple[str, list[str]]:
+def _use_line(file_lines: list[str], ref: Reference, redact: bool) -> tuple[str, list[str]]:
     """The code line of a use, from its symbol's source redacted whole (a key block spanning
     lines is found as one), and the markers that line shows."""
-    line_no, start, end = ref["line"], ref["start_line"], ref["end_line"]
+    line_no, start, end = ref.line, ref.symbol.start_line, ref.symbol.end_line
     if not 0 < line_no <= len(file_lines):
         return "", []
     if not start <= line_no <= end:
         start = end = line_no
-    source, marks = _redact("\n".join(file_lines[start - 1 : end]), ref["path"], redact)
+    source, marks = _redact("\n".join(file_lines[start - 1 : end]), ref.symbol.path, redact)
     code = source.split("\n")[line_no - start] if marks else file_lines[line_no - 1]
     return code, [m for m in dict.fromkeys(marks) for _ in range(min(code.count(m), marks.count(m)))]
 
 
-def _bundle_notes(data: dict[str, Any]) -> str:
+def _bundle_notes(result: BundleResult) -> str:
     """The lines `build_bundle` adds under a packed bundle: what the budget left out, what was redacted."""
     notes = ""
-    if data["dropped"]:
-        notes += f"\n[{len(data['dropped'])} items left out to fit the budget]"
-    if data["redacted"]:
-        notes += f"\n[{data['redacted']} secrets redacted]"
+    if result.dropped:
+        notes += f"\n[{len(result.dropped)} items left out to fit the budget]"
+    if result.redacted:
+        notes += f"\n[{result.redacted} secrets redacted]"
     return notes
 
 
@@ -214,9 +221,8 @@ def _render(sym: Symbol, source: str, fmt: OutputFormat, was: tuple[int, int] | 
     where = _lines(sym.start_line, sym.end_line)
     body = source if source.endswith("\n") else source + "\n"
     if fmt == "markdown":
-        spec = language_by_name(sym.language)
         fence = _fence(source)
-        return f"### {ident} {where}{moved}\n{fence}{spec.fence if spec else ''}\n{body}{fence}\n"
+        return f"### {ident} {where}{moved}\n{fence}{fence_tag(sym.language)}\n{body}{fence}\n"
     if fmt == "xml":
         note = f' moved_from="{_lines(*was)}"' if moved and was else ""
         return f'<symbol id="{_xml_attr(ident)}" lines="{where[1:]}"{note}>\n{_cdata(body)}\n</symbol>\n'
@@ -294,28 +300,29 @@ def _cut_lines(lines: list[str], budget: int, hint: str) -> str:
         reserve += over
 
 
-def _folder_outline(rel: str, files: list[dict[str, Any]]) -> list[str]:
+def _folder_outline(rel: str, outline: FolderOutline) -> list[str]:
     """A folder's direct subfolders (file counts, token totals) and files (tokens, symbols)."""
     prefix = rel + "/" if rel else ""
     folders: dict[str, list[int]] = {}
-    direct: list[dict[str, Any]] = []
+    direct: list[FileOutline] = []
+    files = outline.files
     for f in files:
-        rest = f["path"][len(prefix):]
+        rest = f.file.path[len(prefix):]
         if "/" in rest:
             name = rest.split("/", 1)[0]
             entry = folders.setdefault(name, [0, 0])
             entry[0] += 1
-            entry[1] += f["tokens"]
+            entry[1] += f.file.tokens
         else:
             direct.append(f)
-    total = sum(f["tokens"] for f in files)
+    total = outline.tokens
     lines = [f"{for_terminal(rel or '.')}/: {len(files)} indexed files, {total} tokens"]
     for name, (count, tokens) in sorted(folders.items()):
         lines.append(f"  {for_terminal(name)}/ {count} files, {tokens} tokens")
-    for f in sorted(direct, key=lambda f: f["path"]):
-        name = f["path"][len(prefix):]
-        lines.append(f"  {for_terminal(name)} {f['language']}, {f['tokens']} tokens, "
-                     f"{len(f['symbols'])} top-level symbols")
+    for f in sorted(direct, key=lambda f: f.file.path):
+        name = f.file.path[len(prefix):]
+        lines.append(f"  {for_terminal(name)} {f.file.language}, {f.file.tokens} tokens, "
+                     f"{len(f.symbols)} top-level symbols")
     if not files:
         lines.append("  (no indexed files; index_status lists skipped ones)")
     return lines

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
@@ -24,11 +24,13 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
-from symscope.core.index import Index
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import Workspace, for_terminal
 from symscope.mcp_server.formatting import _echo, _safe_line
 from symscope.mcp_server.session import _CANCEL, Session
 from symscope.mcp_server.tools import _TOOLS, Tools
+
+if TYPE_CHECKING:
+    from symscope.core.api import Index
 
 log = logging.getLogger("symscope.mcp")
 
@@ -217,11 +219,11 @@ def debug_requested() -> bool:
 
 
 def build_server(
-    index: Index, update_options: dict[str, Any] | None = None, debug: bool = False
+    workspace: Workspace | Index, update_options: dict[str, Any] | None = None, debug: bool = False
 ) -> SymscopeServer:
-    """The MCP server over one open index (the caller closes the index)."""
+    """The MCP server over one open workspace (or open index); the caller closes it."""
     _log_to_stderr()
-    tools = Tools(Session(index, update_options))
+    tools = Tools(Session(Workspace.of(workspace), update_options))
     specs: list[Tool] = []
     for name, (description, hints) in _TOOLS.items():
         tool = Tool.from_function(getattr(tools, name), name=name, description=description,
@@ -300,17 +302,17 @@ def serve(
     `EXIT_GRACE` seconds even if its work does not stop.
     """
     _log_to_stderr()
-    index = Index.open(repo, index_dir)
+    workspace = Workspace.open(repo, index_dir, ensure=False)
     try:
         options: dict[str, Any] = {"allow_any_root": allow_any_root}
         if max_files is not None:
             options["max_files"] = max_files
-        server = build_server(index, options, debug)
-        log.info("serving %s over stdio (index %s)", index.root, index.index_dir)
+        server = build_server(workspace, options, debug)
+        log.info("serving %s over stdio (index %s)", workspace.root, workspace.index_dir)
         _exit_when_stdin_closes()
         with contextlib.suppress(KeyboardInterrupt):
             anyio.run(server.run_stdio_async)
     finally:
-        index.close()
+        workspace.close()
     log.info("stopped")
     return 0

@@ -6,7 +6,7 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from mcp.server.mcpserver.exceptions import ToolError
 
 from symscope.core import api
+from symscope.core.api import Workspace, escape_name, fs_path
 from symscope.core.errors import (
     BadQueryError,
     IndexAccessError,
@@ -22,9 +23,7 @@ from symscope.core.errors import (
     SymscopeError,
     UnknownSymbolError,
 )
-from symscope.core.index import Index
 from symscope.core.models import IndexReport, Symbol
-from symscope.core.pathnames import escape_name, fs_path
 from symscope.mcp_server.formatting import _echo, _echo_words
 
 log = logging.getLogger("symscope.mcp")
@@ -46,10 +45,10 @@ def cancelled() -> bool:
 class Session:
     """The index as the tools see it: one call at a time, refreshed before each answer."""
 
-    def __init__(self, index: Index, update_options: dict[str, Any] | None = None) -> None:
-        self.index = index
+    def __init__(self, workspace: Workspace, update_options: dict[str, Any] | None = None) -> None:
+        self.ws = workspace
         self.update_options = update_options or {}
-        """Passed to every `Index.update` (`max_files`, `allow_any_root`)."""
+        """Passed to every `Workspace.refresh` (`max_files`, `allow_any_root`)."""
         self.lock = threading.Lock()
         self.shown: dict[str, tuple[int, int]] = {}
         """Every id handed to the agent, with the lines it was shown at."""
@@ -59,9 +58,9 @@ class Session:
     def refresh(self) -> IndexReport | None:
         """Re-index files changed since the last index (near-free when nothing changed)."""
         try:
-            report = self.index.update(cancelled=cancelled, **self.update_options)
+            report = self.ws.refresh(cancel=cancelled, **self.update_options)
         except IndexAccessError as exc:  # read-only or busy: answer from what is indexed
-            if not self.index.is_built:
+            if not self.ws.is_built:
                 raise
             self.note = f"index not refreshed ({exc}); results may be stale"
             log.warning("%s", self.note)
@@ -73,27 +72,24 @@ class Session:
         return report
 
     @contextlib.contextmanager
-    def fresh(self) -> Iterator[Index]:
-        """The refreshed index, held for one answer; engine errors become one-line tool errors."""
+    def fresh(self) -> Iterator[Workspace]:
+        """The refreshed workspace, held for one answer; engine errors become one-line tool errors."""
         with self.lock:
             try:
                 self.refresh()
-                yield self.index
+                yield self.ws
             except SymscopeError as exc:
                 raise ToolError(self.explain(exc)) from None
 
-    def remember(self, items: list[Symbol] | list[dict[str, Any]]) -> None:
-        """Note ids handed to the agent (symbols, or their `api` dicts) and the lines shown."""
-        for item in items:
-            if isinstance(item, Symbol):
-                self.shown[item.id] = (item.start_line, item.end_line)
-            else:
-                self.shown[item["id"]] = (item["start_line"], item["end_line"])
+    def remember(self, symbols: Iterable[Symbol]) -> None:
+        """Note ids handed to the agent and the lines they were shown at."""
+        for sym in symbols:
+            self.shown[sym.id] = (sym.start_line, sym.end_line)
 
     def symbol(self, symbol_id: str) -> Symbol:
         """The symbol with this id now, or a tool error saying what to call instead."""
         try:
-            return self.index.symbol(symbol_id)
+            return self.ws.symbol(symbol_id)
         except UnknownSymbolError as exc:
             raise ToolError(self.unknown(symbol_id, exc)) from None
 
@@ -112,7 +108,7 @@ class Session:
         nearest = exc.nearest if exc is not None else ()
         offer = f"; nearest: {_echo_words(', '.join(nearest), 600)}" if nearest else ""
         path = symbol_id.split("::", 1)[0]
-        if "::" in symbol_id and self.index.file(path) is not None:
+        if "::" in symbol_id and self.ws.file(path) is not None:
             return f"unknown symbol id {shown}{offer}; call get_outline on {_echo(path)} for its ids"
         return (f"unknown symbol id {shown}{offer}; ids look like path::qualname#kind, "
                 "call search_symbols to find one")
@@ -135,7 +131,7 @@ class Session:
         system sees it, and containment is one linear `is_relative_to`, not a scan of every
         parent (quadratic in the number of parts).
         """
-        root = self.index.root
+        root = self.ws.root
         hint = "give a path relative to the repo root (get_outline '.' lists it)"
         if "\x00" in given:
             raise ToolError(f"path {_echo(given)} contains a NUL byte; {hint}")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -16,15 +16,19 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 
-from symscope.core import api
+from symscope.core.api import (
+    FileOutlineResult,
+    count_tokens,
+    for_paste,
+    for_terminal,
+    fs_path,
+    report_json,
+)
 from symscope.core.errors import (
     StaleSymbolError,
     SymscopeError,
 )
-from symscope.core.models import IndexProgress, Symbol
-from symscope.core.pathnames import fs_path
-from symscope.core.sanitize import for_paste, for_terminal
-from symscope.core.tokens import count_tokens
+from symscope.core.models import IndexProgress, OutlineNode, Symbol
 from symscope.mcp_server.args import (
     LIST_BUDGET,
     PROGRESS_STEPS,
@@ -32,8 +36,10 @@ from symscope.mcp_server.args import (
     USE_LINE_CHARS,
     BudgetLimit,
     BundleFormat,
+    BundleIds,
     DepthLimit,
     DepthLimit0,
+    DiffRef,
     IdList,
     KindName,
     LangName,
@@ -67,6 +73,9 @@ from symscope.mcp_server.formatting import (
     reply,
 )
 from symscope.mcp_server.session import Session, cancelled
+
+if TYPE_CHECKING:
+    from symscope.core.api import BundleResult
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES_INDEX = ToolAnnotations(
@@ -108,9 +117,9 @@ class Tools:
         limit: SearchLimit = 10,
         redact: RedactFlag = True,
     ) -> CallToolResult:
-        """Ranked exactly as `symscope search` ranks (the same `api.search_hits`)."""
-        with self.session.fresh() as index:
-            hits = api.search_hits(index, query, limit + 1, kind, lang, path)
+        """Ranked exactly as `symscope search` ranks (the same `Workspace.search`)."""
+        with self.session.fresh() as ws:
+            hits = ws.search(query, limit + 1, kind, lang, path)
             shown, more = hits[:limit], len(hits) > limit
             self.session.remember([h.symbol for h in shown])
             if not shown:
@@ -124,13 +133,13 @@ class Tools:
             if more:
                 parts.append("[more match: raise limit (max 50) or narrow with kind, lang or path]")
             text = _cut_lines("\n".join(parts).split("\n"), RESULT_BUDGET, "lower limit, or narrow the query")
-            return reply(text, _file_tokens(index, {h.symbol.path for h in shown}), _count_shown(text, marks))
+            return reply(text, _file_tokens(ws, {h.symbol.path for h in shown}), _count_shown(text, marks))
 
     @_tool("Exact source of symbols by id, one header line each; secrets redacted unless redact is false. "
            "Much cheaper than reading whole files.")
     def get_symbols(self, ids: IdList, format: OutputFormat = "plain", redact: RedactFlag = True) -> CallToolResult:
         """Each symbol's bytes as they are on disk now (secrets redacted), within `RESULT_BUDGET` tokens."""
-        with self.session.fresh() as index:
+        with self.session.fresh() as ws:
             wanted = list(dict.fromkeys(ids))
             found: list[Symbol] = []
             missing: list[str] = []
@@ -149,7 +158,7 @@ class Tools:
             def clean(sym: Symbol) -> tuple[str, list[str], int]:
                 """The symbol's source redacted (before any cut), controls made visible; cached."""
                 if sym.id not in sources:
-                    text, marks = _redact(api.show(index, sym.id)["source"], sym.path, redact)
+                    text, marks = _redact(ws.show(sym.id).source, sym.path, redact)
                     text, controls = for_paste(text)
                     sources[sym.id] = (text, marks, controls)
                 return sources[sym.id]
@@ -162,7 +171,7 @@ class Tools:
                     break
                 reserve += over
             self.session.remember(found)
-            return reply(text, _file_tokens(index, {s.path for s in used}), _count_shown(text, marks))
+            return reply(text, _file_tokens(ws, {s.path for s in used}), _count_shown(text, marks))
 
     def _fit_symbols(
         self, found: list[Symbol], missing: list[str], fmt: OutputFormat, budget: int,
@@ -208,37 +217,38 @@ class Tools:
     @_tool("A file's symbols (nested, with lines, tokens and ids), "
            "or a folder's files and subfolders with token totals.")
     def get_outline(self, path: RepoPath = ".", redact: RedactFlag = True) -> CallToolResult:
-        """`api.outline`, laid out compactly: a file's tree, or a folder's direct entries."""
-        with self.session.fresh() as index:
+        """`Workspace.outline`, laid out compactly: a file's tree, or a folder's direct entries."""
+        with self.session.fresh() as ws:
             rel = self.session.path(path)
-            if rel and index.file(rel) is None and os.path.isfile(fs_path(index.root, rel)):
-                reason = next((s.reason for s in index.skipped() if s.path == rel), "not a source file")
+            if rel and ws.file(rel) is None and os.path.isfile(fs_path(ws.root, rel)):
+                reason = next((s.reason for s in ws.skipped() if s.path == rel), "not a source file")
                 raise ToolError(f"{_echo(rel)} is not indexed ({_echo(reason)}); "
                                 "call get_outline on its folder, or search_symbols")
-            data = api.outline(index, rel or ".", cwd=index.root)
-            if "symbols" in data:
-                lines, marks = _redacted_lines(self._file_outline(data), redact)
-                text = _cut_lines(lines, LIST_BUDGET, f"call get_symbols on {_echo(data['path'])} ids")
-                return reply(text, data["tokens"], _count_shown(text, marks), LIST_BUDGET)
-            lines, marks = _redacted_lines(_folder_outline(rel, data["files"]), redact)
+            outline = ws.outline(rel or ".", cwd=ws.root)
+            if isinstance(outline, FileOutlineResult):
+                lines, marks = _redacted_lines(self._file_outline(outline), redact)
+                text = _cut_lines(lines, LIST_BUDGET, f"call get_symbols on {_echo(outline.path)} ids")
+                return reply(text, outline.tokens, _count_shown(text, marks), LIST_BUDGET)
+            lines, marks = _redacted_lines(_folder_outline(rel, outline), redact)
             text = _cut_lines(lines, LIST_BUDGET, "call get_outline on a subfolder")
             return reply(text, redacted=_count_shown(text, marks), ceiling=LIST_BUDGET)
 
-    def _file_outline(self, data: dict[str, Any]) -> list[str]:
-        path = data["path"]
-        lines = [f"{for_terminal(path)}: {data['language']}, {data['tokens']} tokens. "
+    def _file_outline(self, outline: FileOutlineResult) -> list[str]:
+        path = outline.path
+        lines = [f"{for_terminal(path)}: {outline.language}, {outline.tokens} tokens. "
                  f"Ids are \"{for_terminal(path)}::\" + the name before the space."]
-        shown: list[dict[str, Any]] = []
+        shown: list[Symbol] = []
 
-        def walk(nodes: list[dict[str, Any]], depth: int) -> None:
+        def walk(nodes: Sequence[OutlineNode], depth: int) -> None:
             for node in nodes:
-                suffix = node["id"].split("::", 1)[1]
+                sym = node.symbol
+                suffix = sym.id.split("::", 1)[1]
                 lines.append(f"{'  ' * depth}{for_terminal(suffix)} "
-                             f"{_lines(node['start_line'], node['end_line'])}, {node['tokens']} tokens")
-                shown.append(node)
-                walk(node["children"], depth + 1)
+                             f"{_lines(sym.start_line, sym.end_line)}, {sym.tokens} tokens")
+                shown.append(sym)
+                walk(node.children, depth + 1)
 
-        walk(data["symbols"], 0)
+        walk(outline.nodes, 0)
         if len(lines) == 1:
             lines.append("(no symbols)")
         self.session.remember(shown)
@@ -247,41 +257,47 @@ class Tools:
     @_tool("What a symbol uses (calls, types, constants), nearest first, with ids and tokens: "
            "the context to fetch with it.")
     def find_dependencies(self, id: SymbolId, depth: DepthLimit = 1, redact: RedactFlag = True) -> CallToolResult:
-        """`api.deps`: one line per dependency (distance, id, lines, tokens, ambiguous)."""
-        with self.session.fresh() as index:
+        """`Workspace.uses`: one line per dependency (distance, id, lines, tokens, ambiguous)."""
+        with self.session.fresh() as ws:
             target = self.session.symbol(id)
-            data = api.deps(index, target.id, depth)
-            found = data["deps"]
+            uses = ws.uses(target.id, depth)
+            found = uses.deps
             if not found:
                 line, marks = _redact(f"{for_terminal(target.qualname)} uses no other symbol of this repo.",
                                       "", redact)
                 return reply(line, redacted=len(marks), ceiling=LIST_BUDGET)
-            lines = [f"{for_terminal(target.qualname)} uses {len(found)} symbols, {data['tokens']} tokens "
+            lines = [f"{for_terminal(target.qualname)} uses {len(found)} symbols, {uses.tokens} tokens "
                      "(distance, id, lines, tokens):"]
             for d in found:
-                mark = " (ambiguous)" if d["ambiguous"] else ""
-                lines.append(f"{d['distance']} {for_terminal(d['id'])} "
-                             f"{_lines(d['start_line'], d['end_line'])}, {d['tokens']} tokens{mark}")
-            self.session.remember(found)
+                mark = " (ambiguous)" if d.ambiguous else ""
+                lines.append(f"{d.distance} {for_terminal(d.symbol.id)} "
+                             f"{_lines(d.symbol.start_line, d.symbol.end_line)}, {d.symbol.tokens} tokens{mark}")
+            self.session.remember(d.symbol for d in found)
             lines, marks = _redacted_lines(lines, redact)
             text = _cut_lines(lines, LIST_BUDGET, "lower depth, or fetch these with get_symbols")
-            return reply(text, _file_tokens(index, {d["path"] for d in found}), _count_shown(text, marks),
+            return reply(text, _file_tokens(ws, {d.symbol.path for d in found}), _count_shown(text, marks),
                          LIST_BUDGET)
 
-    @_tool("A paste-ready bundle of symbols (and optionally what they use) that fits a token budget "
-           "exactly (at most 6000); secrets redacted unless redact is false.")
-    def build_bundle(self, ids: IdList, deps: DepthLimit0 = 0, budget: BudgetLimit = None,
-                     format: BundleFormat = "markdown", redact: RedactFlag = True) -> CallToolResult:
-        """`api.bundle` fitted so that its text and every note added here stay within the budget.
+    @_tool("A paste-ready bundle of symbols by ids (and optionally what they use) or of a git diff, that "
+           "fits a token budget exactly (at most 6000); secrets redacted unless redact is false.")
+    def build_bundle(self, ids: BundleIds = None, deps: DepthLimit0 = 0, budget: BudgetLimit = None,
+                     format: BundleFormat = "markdown", redact: RedactFlag = True,
+                     diff: DiffRef = None) -> CallToolResult:
+        """`Workspace.bundle` fitted so that its text and every note added here stay within the budget.
 
         No budget, or one above `RESULT_BUDGET`, packs to `RESULT_BUDGET` (the most one
         result holds) and says so. The notes are reserved for: the bundle is packed, the
         notes it needs are added, and it is packed again with less room while the whole
         text is over; the notes are left out only when they cannot fit at all (`_meta`
-        still carries the counts).
+        still carries the counts). With `diff` (`symscope bundle --diff REF`), the symbols
+        changed in the working tree against that revision come in full, their callers as
+        signatures.
         """
-        with self.session.fresh() as index:
-            refs = [self.session.symbol(i).id if "::" in i else i for i in ids]
+        given = ids or []
+        if not given and diff is None:
+            raise ToolError("give ids (from search_symbols or get_outline), or diff (a git revision such as HEAD)")
+        with self.session.fresh() as ws:
+            refs = [self.session.symbol(i).id if "::" in i else i for i in given]
             limit = RESULT_BUDGET if budget is None else min(budget, RESULT_BUDGET)
             fixed = ""
             if budget is None:
@@ -290,12 +306,12 @@ class Tools:
             elif budget > RESULT_BUDGET:
                 fixed = f"\n[budget lowered to {RESULT_BUDGET:,} tokens, the most one result holds]"
 
-            def packed(room: int) -> tuple[str, dict[str, Any]]:
-                data = api.bundle(index, refs, deps=deps, budget=room, fmt=format, redact=redact)
-                return data["text"] + fixed + _bundle_notes(data), data
+            def packed(room: int) -> tuple[str, BundleResult]:
+                result = ws.bundle(refs, deps=deps, budget=room, fmt=format, diff_ref=diff, redact=redact)
+                return result.text + fixed + _bundle_notes(result), result
 
             best = packed(limit)  # the notes may not fit, but the bundle does: the fallback
-            text, data = best
+            text, result = best
             room = limit
             for _ in range(6):
                 over = count_tokens(text) - limit
@@ -305,21 +321,24 @@ class Tools:
                 if room < 1:
                     break
                 try:
-                    text, data = packed(room)
+                    text, result = packed(room)
                 except SymscopeError:  # too little room left for a name line with the notes
                     break
             if count_tokens(text) > limit:
-                data = best[1]
-                text = data["text"]
-            return reply(text, _file_tokens(index, {i.split("::")[0] for i in ids}), data["redacted"])
+                result = best[1]
+                text = result.text
+            paths = {i.split("::")[0] for i in given}
+            if diff is not None:
+                paths |= {item.id.split("::")[0] for item in result.items}
+            return reply(text, _file_tokens(ws, paths), result.redacted)
 
     @_tool("The symbols that use this one (mentions resolved by receiver and import), "
            "with the line of each use.")
     def find_references(self, id: SymbolId, limit: RefLimit = 20, redact: RedactFlag = True) -> CallToolResult:
-        """`api.refs`, each with the code line of the use (redacted with its symbol, then cut)."""
-        with self.session.fresh() as index:
+        """`Workspace.used_by`, each with the code line of the use (redacted with its symbol, then cut)."""
+        with self.session.fresh() as ws:
             target = self.session.symbol(id)
-            refs = api.refs(index, target.id, limit + 1)["references"]
+            refs = ws.used_by(target.id, limit + 1).references
             shown, more = refs[:limit], len(refs) > limit
             if not shown:
                 return reply(f"No other symbol mentions {for_terminal(target.name)}.", redacted=0,
@@ -328,20 +347,20 @@ class Tools:
             lines = [f"{len(shown)} symbols use {for_terminal(target.name)} (id, line of use, code):"]
             marks: list[str] = []
             for ref in shown:
-                if ref["path"] not in files:
+                where = ref.symbol.path
+                if where not in files:
                     try:
-                        data = index.indexed_bytes(ref["path"])
-                        files[ref["path"]] = data.decode("utf-8", "replace").split("\n")
+                        files[where] = ws.indexed_text(where).split("\n")
                     except StaleSymbolError:
-                        files[ref["path"]] = []
-                code, found = _use_line(files[ref["path"]], ref, redact)
+                        files[where] = []
+                code, found = _use_line(files[where], ref, redact)
                 marks += found
-                lines.append(f"{for_terminal(ref['id'])} L{ref['line']}: {_one_line(code, USE_LINE_CHARS)}")
-            self.session.remember(shown)
+                lines.append(f"{for_terminal(ref.symbol.id)} L{ref.line}: {_one_line(code, USE_LINE_CHARS)}")
+            self.session.remember(r.symbol for r in shown)
             if more:
                 lines.append("[more mention it: raise limit (max 100)]")
             text = _cut_lines(lines, LIST_BUDGET, "lower limit, or fetch these with get_symbols")
-            return reply(text, _file_tokens(index, set(files)), _count_shown(text, marks), LIST_BUDGET)
+            return reply(text, _file_tokens(ws, set(files)), _count_shown(text, marks), LIST_BUDGET)
 
     @_tool("Index figures: files, symbols, tokens, languages, when indexed, "
            "files changed since, skipped files by reason.")
@@ -349,26 +368,27 @@ class Tools:
         """What the index holds and how fresh it is; this call re-indexes changed files first."""
         with self.session.lock:
             try:
-                last = self.session.index.store.get_meta("indexed_at")
+                last = self.session.ws.last_indexed()
                 report = self.session.refresh()
-                data = api.status(self.session.index, last, report)
+                status = self.session.ws.status(last, report)
             except SymscopeError as exc:
                 raise ToolError(self.session.explain(exc)) from None
-        langs = sorted(data["languages"].items(), key=lambda kv: -kv[1]["tokens"])
-        when = (time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(data["last_indexed"]))
-                if data["last_indexed"] else "never")
-        changed = data["changed_since"]
+        st = status.stats
+        langs = sorted(st.languages.items(), key=lambda kv: -kv[1][1])
+        when = (time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(status.last_indexed))
+                if status.last_indexed else "never")
+        changed = status.changed_since
         lines = [
-            f"repo {for_terminal(data['root'])}",
-            f"index {for_terminal(data['index'])} ({data['index_bytes'] / 1e6:.1f} MB)",
-            f"files {data['files']}, symbols {data['symbols']}, tokens {data['tokens']}",
-            "languages: " + ("; ".join(f"{for_terminal(k)} {v['files']} files {v['tokens']} tokens"
-                                      for k, v in langs) or "none"),
+            f"repo {for_terminal(st.root)}",
+            f"index {for_terminal(st.index_path)} ({st.index_bytes / 1e6:.1f} MB)",
+            f"files {st.files}, symbols {st.symbols}, tokens {st.tokens}",
+            "languages: " + ("; ".join(f"{for_terminal(k)} {files} files {tokens} tokens"
+                                      for k, (files, tokens) in langs) or "none"),
             f"last indexed {when}; files changed since: "
             + (f"{changed} (re-indexed before this answer)" if changed is not None else "unknown"),
-            f"skipped {data['skipped']} files"
-            + (": " + ", ".join(f"{for_terminal(r)} {n}" for r, n in data["skipped_by_reason"].items())
-               if data["skipped_by_reason"] else ""),
+            f"skipped {st.skipped} files"
+            + (": " + ", ".join(f"{for_terminal(r)} {n}" for r, n in status.skipped_by_reason.items())
+               if status.skipped_by_reason else ""),
         ]
         if self.session.note:
             lines.append(f"[{for_terminal(self.session.note)}]")
@@ -388,14 +408,14 @@ class Tools:
 
         with self.session.lock:
             try:
-                index = self.session.index
+                ws = self.session.ws
                 if paths:
                     folders = list(dict.fromkeys(self.session.path(p) for p in paths))
-                    marked = index.recheck(folders)
-                    report = index.update(progress=progress, cancelled=cancelled)
+                    marked = ws.recheck(folders)
+                    report = ws.refresh(progress, cancelled)
                     scope = f"re-read {marked} indexed files under {_some(folders)}"
                 else:
-                    report = index.update(progress=progress, cancelled=cancelled, rebuild=True)
+                    report = ws.refresh(progress, cancelled, rebuild=True)
                     scope = "rebuilt the index"
             except SymscopeError as exc:
                 raise ToolError(self.session.explain(exc)) from None
@@ -404,7 +424,7 @@ class Tools:
                             "read (call reindex again to finish)")
         if not sent:  # nothing to read: still tell the caller it is over
             anyio.from_thread.run(ctx.report_progress, 0, 0, "nothing to re-read")
-        data = api.report_json(index, report)
+        data = report_json(ws.location, report)
         return reply(
             f"{scope} in {data['seconds']} s: {data['files']} files, {data['symbols']} symbols "
             f"(parsed {data['parsed']}, unchanged {data['unchanged']}, removed {data['removed']}, "

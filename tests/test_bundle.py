@@ -33,6 +33,7 @@ from symscope.core.bundle import (
 from symscope.core.bundle.packer import Detail
 from symscope.core.errors import BadArgumentError, StaleSymbolError, UnknownSymbolError
 from symscope.core.index import Index
+from symscope.core.json_shapes import bundle_json
 from symscope.core.private import write_private
 from symscope.core.sanitize import for_paste
 from symscope.core.tokens import count_tokens
@@ -292,7 +293,7 @@ def test_an_all_full_bundle_is_the_plain_rendering_made_paste_safe(index: Index)
 def test_build_bundle_json_shape_and_errors(index: Index) -> None:
     result = build_bundle(index, ["pkg/shapes.py::describe#function", ("web/fence.js", "dependency")],
                           details={"web/fence.js": "name"})
-    data = result.to_json()
+    data = bundle_json(result)
     assert set(data) == {"text", "tokens", "budget", "items", "dropped", "redacted"}
     assert data["items"] == [
         {"id": "pkg/shapes.py::describe#function", "detail": "full", "tokens": result.items[0].tokens,

@@ -291,7 +291,7 @@ def _open(write_repo: WriteRepo, tmp_path: Path, files: dict[str, str | bytes]) 
 
 
 def _uses(index: Index, symbol_id: str, depth: int = 1) -> dict[str, tuple[int, bool]]:
-    data = api.deps(index, symbol_id, depth)
+    data = api.uses_json(api.Workspace(index).uses(symbol_id, depth))
     return {d["qualname"]: (d["distance"], d["ambiguous"]) for d in data["deps"]}
 
 
@@ -303,7 +303,7 @@ def test_go_receiver_methods_and_imported_package(write_repo: WriteRepo, tmp_pat
         must = _uses(index, "context.go::Context.MustBindWith#method")
         assert {"Context.ShouldBindWith", "Context.AbortWithError", "Binding"} <= set(must)
         assert "Other.MustBindWith" not in must
-        callers = {r["qualname"] for r in api.refs(index, "context.go::Context.MustBindWith#method")["references"]}
+        callers = {r["qualname"] for r in api.used_by_json(api.Workspace(index).used_by("context.go::Context.MustBindWith#method"))["references"]}
         assert callers == {"Context.BindJSON"}, "Other.MustBindWith's own name is not a call"
 
 
@@ -315,20 +315,20 @@ def test_python_imports_self_and_same_file(write_repo: WriteRepo, tmp_path: Path
         assert "APIRoute.dispatch" not in uses, "self.dispatch is the router's own method"
         deeper = _uses(index, "pkg/routing.py::APIRouter.add_api_route#method", depth=2)
         assert deeper["DefaultPlaceholder"] == (2, False), "Default's own use, one level further"
-        data = api.deps(index, "pkg/routing.py::APIRouter.add_api_route#method", 2)
+        data = api.uses_json(api.Workspace(index).uses("pkg/routing.py::APIRouter.add_api_route#method", 2))
         assert data["tokens"] == sum(d["tokens"] for d in data["deps"])
         assert [d["distance"] for d in data["deps"]] == sorted(d["distance"] for d in data["deps"])
 
 
 def test_cycles_end_and_the_root_is_never_listed(write_repo: WriteRepo, tmp_path: Path) -> None:
     with _open(write_repo, tmp_path, PY_REPO) as index:
-        data = api.deps(index, "pkg/cycle.py::ping#function", 5)
+        data = api.uses_json(api.Workspace(index).uses("pkg/cycle.py::ping#function", 5))
         assert [(d["qualname"], d["distance"]) for d in data["deps"]] == [("pong", 1)]
 
 
 def test_an_ambiguous_name_lists_every_candidate(write_repo: WriteRepo, tmp_path: Path) -> None:
     with _open(write_repo, tmp_path, PY_REPO) as index:
-        data = api.deps(index, "three/use.py::run#function", 1)
+        data = api.uses_json(api.Workspace(index).uses("three/use.py::run#function", 1))
         assert {(d["path"], d["ambiguous"]) for d in data["deps"]} == {
             ("one/parse.py", True), ("two/parse.py", True),
         }
@@ -337,7 +337,7 @@ def test_an_ambiguous_name_lists_every_candidate(write_repo: WriteRepo, tmp_path
 def test_javascript_require_and_object_methods(write_repo: WriteRepo, tmp_path: Path) -> None:
     with _open(write_repo, tmp_path, JS_REPO) as index:
         assert set(_uses(index, "lib/application.js::app.render#method")) == {"View", "tryRender"}
-        callers = api.refs(index, "lib/application.js::app.render#method")["references"]
+        callers = api.used_by_json(api.Workspace(index).used_by("lib/application.js::app.render#method"))["references"]
         assert [(r["qualname"], r["line"]) for r in callers] == [("res.render", 7)]
 
 
@@ -382,12 +382,12 @@ def test_deps_cli_shape_and_errors(write_repo: WriteRepo, tmp_path: Path, capsys
     assert cli.main(["deps", "nope#function", *common]) == cli.EXIT_ERROR
     assert capsys.readouterr().err.count("\n") == 1
     with Index.open(root, tmp_path / "idx") as index, pytest.raises(BadQueryError):
-        api.deps(index, "context.go::Context.BindJSON#method", 9)
+        api.Workspace(index).uses("context.go::Context.BindJSON#method", 9)
 
 
 def test_importers_of_a_package(write_repo: WriteRepo, tmp_path: Path) -> None:
     with _open(write_repo, tmp_path, GO_REPO) as index:
-        data = api.importers(index, "binding")
+        data = api.importers_json(api.Workspace(index).importers("binding"))
         assert [i["path"] for i in data["importers"]] == ["context.go"]
         assert "context.go::Context.BindJSON#method" in data["importers"][0]["symbols"]
 
@@ -882,7 +882,7 @@ def _names(index: Index, path: str, qualname: str) -> set[str]:
 
 def _paths(index: Index, path: str, qualname: str) -> set[tuple[str, str]]:
     sym = next(s for s in index.file_symbols(path) if s.qualname == qualname)
-    return {(d["path"], d["qualname"]) for d in api.deps(index, sym.id, 1)["deps"]}
+    return {(d["path"], d["qualname"]) for d in api.uses_json(api.Workspace(index).uses(sym.id, 1))["deps"]}
 
 
 # Go
@@ -978,7 +978,7 @@ def test_python_function_passed_as_a_value(py_repo: Index) -> None:
 def test_python_parameters_and_keywords_are_no_uses(py_repo: Index) -> None:
     assert "callback" not in _names(py_repo, "pkg/app.py", "make_model"), "callback= is a keyword"
     assert _names(py_repo, "pkg/app.py", "register") == set(), "callback is a parameter"
-    callers = api.refs(py_repo, "pkg/utils.py::callback#function")["references"]
+    callers = api.used_by_json(api.Workspace(py_repo).used_by("pkg/utils.py::callback#function"))["references"]
     assert callers == [], "mentions of a parameter named callback do not call the function"
 
 
@@ -1113,5 +1113,5 @@ def test_a_constructed_local_named_like_a_repo_type_uses_that_type(write_repo: W
         '''
     with _open(write_repo, tmp_path, files) as index:
         assert {"View", "tryRender"} <= set(_uses(index, "lib/application.js::app.render#method"))
-        data = api.deps(index, "lib/application.js::app.render#method")
+        data = api.uses_json(api.Workspace(index).uses("lib/application.js::app.render#method"))
         assert all(not d["ambiguous"] for d in data["deps"] if d["qualname"] == "View")

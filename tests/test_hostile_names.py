@@ -88,7 +88,7 @@ def test_every_name_indexes_or_is_skipped_with_a_reason(hostile_index: Index) ->
             continue
         (sym,) = index.file_symbols(_shown(raw))
         assert index.source(sym) == data.decode().rstrip("\n")  # read back from the very file, exactly
-        assert api.show(index, sym.id)["source"] == index.source(sym)
+        assert api.show_json(api.Workspace(index).show(sym.id))["source"] == index.source(sym)
         assert not RAW.search(sym.id) and not RAW.search(sym.path)
     assert [h.symbol.name for h in index.search("good func", limit=1)] == ["good_func"]
 
@@ -112,15 +112,15 @@ def test_one_odd_name_never_affects_the_rest(tmp_path: Path) -> None:
 
 def test_a_shown_path_given_back_finds_the_same_file(hostile_index: Index, hostile_repo: Path) -> None:
     index = hostile_index
-    assert api.outline(index, "d\\xff/inner.py", cwd=hostile_repo)["path"] == "d\\xff/inner.py"
-    assert [f["path"] for f in api.outline(index, "d\\xff", cwd=hostile_repo)["files"]] == ["d\\xff/inner.py"]
+    assert api.outline_json(api.Workspace(index).outline("d\\xff/inner.py", cwd=hostile_repo))["path"] == "d\\xff/inner.py"
+    assert [f["path"] for f in api.outline_json(api.Workspace(index).outline("d\\xff", cwd=hostile_repo))["files"]] == ["d\\xff/inner.py"]
     # the name as on disk (a shell's `$'d\xff/inner.py'`, argv's surrogates) gives the shown form too
     assert index.relpath(os.fsdecode(b"d\xff/inner.py"), cwd=hostile_repo) == "d\\xff/inner.py"
     assert index.relpath(os.fsdecode(os.fsencode(hostile_repo) + b"/bad\xff.py")) == "bad\\xff.py"
     # and an id pasted with its raw characters finds the symbol
     assert index.symbol(os.fsdecode(b"bad\xff.py::bad_func#function")).path == "bad\\xff.py"
     with pytest.raises(Exception, match="not indexed"):
-        api.outline(index, "notes\\xff.txt", cwd=hostile_repo)
+        api.Workspace(index).outline("notes\\xff.txt", cwd=hostile_repo)
 
 
 def test_a_real_name_that_looks_escaped_is_another_file(tmp_path: Path) -> None:
@@ -140,7 +140,7 @@ def test_a_real_name_that_looks_escaped_is_another_file(tmp_path: Path) -> None:
         for rel, name in (("bad\\xff.py", "from_byte"), ("bad\\\\xff.py", "from_backslash")):
             (sym,) = index.file_symbols(rel)
             assert index.source(sym) == f"def {name}():\n    pass"
-            outline = api.outline(index, rel, cwd=root)
+            outline = api.outline_json(api.Workspace(index).outline(rel, cwd=root))
             assert outline["path"] == rel and [s["name"] for s in outline["symbols"]] == [name]
 
 

@@ -99,11 +99,11 @@ def test_any_file_name_bytes_index_or_are_skipped_with_a_reason(
             path.encode("utf-8")  # and are valid text everywhere (SQLite, JSON, MCP)
         assert all(reason.strip() for reason in skipped.values())
         assert "plain.py" in indexed
-        assert api.search(ix, "ordinary_function_here", limit=3)["results"]
+        assert api.search_json("ordinary_function_here", api.Workspace(ix).search("ordinary_function_here", limit=3))["results"]
         for func in written.values():
-            hits = [h for h in api.search(ix, func, limit=5)["results"] if h["name"] == func]
+            hits = [h for h in api.search_json(func, api.Workspace(ix).search(func, limit=5))["results"] if h["name"] == func]
             if hits:  # indexed: its source round-trips exactly through the stored path
-                assert api.show(ix, hits[0]["id"])["source"].startswith(f"def {func}():")
+                assert api.show_json(api.Workspace(ix).show(hits[0]["id"]))["source"].startswith(f"def {func}():")
         # every file written is accounted for: indexed or skipped (the file or a folder above it)
         assert len(indexed) + len(skipped) >= 1 + min(1, len(written))
     finally:

@@ -130,9 +130,9 @@ async def test_search_is_the_cli_ranking_at_most_60_percent_of_its_json(index: I
     async with Client(build_server(index)) as client:
         result = await client.call_tool("search_symbols", {"query": query, "limit": 5})
     text = _text(result)
-    hits = api.search_hits(index, query, 5)
+    hits = api.Workspace(index).search(query, 5)
     assert hits and _ids(text) == [h.symbol.id for h in hits]
-    cli_json = api.emit(api.search(index, query, 5))  # byte-identical to `symscope search --json`
+    cli_json = api.emit(api.search_json(query, api.Workspace(index).search(query, 5)))  # byte-identical to `symscope search --json`
     assert count_tokens(text) <= 0.6 * count_tokens(cli_json)
     for h in hits:  # compact, and never source
         assert f"L{h.symbol.start_line}-{h.symbol.end_line}, {h.symbol.tokens} tokens" in text \
@@ -149,7 +149,7 @@ async def test_search_is_the_cli_ranking_at_most_60_percent_of_its_json(index: I
 async def test_search_filters_truncation_and_no_match(index: Index) -> None:
     async with Client(build_server(index)) as client:
         go = await _call(client, "search_symbols", query="resolve", lang="go", kind="method")
-        assert _ids(go) == [h.symbol.id for h in api.search_hits(index, "resolve", 10, "method", "go")]
+        assert _ids(go) == [h.symbol.id for h in api.Workspace(index).search("resolve", 10, "method", "go")]
         assert _ids(go) and all(i.endswith("#method") and ".go::" in i for i in _ids(go))
         one = await _call(client, "search_symbols", query="store", limit=1)
         assert len(_ids(one)) == 1 and "[more match" in one
@@ -256,7 +256,7 @@ async def test_a_file_changing_under_a_read_is_a_clear_error(index: Index, repo:
 
 
 async def test_index_status_reports_figures_and_changes_since(index: Index, repo: Path) -> None:
-    stats = api.stats(index)
+    stats = api.stats_json(api.Workspace(index).stats())
     async with Client(build_server(index)) as client:
         first = await _call(client, "index_status")
         (repo / "shortener" / "codes.py").write_text("def only():\n    pass\n")
@@ -321,7 +321,7 @@ async def test_references_carry_the_line_of_each_use(index: Index) -> None:
     async with Client(build_server(index)) as client:
         text = await _call(client, "find_references", id="shortener/codes.py::encode#function")
         one = await _call(client, "find_references", id="shortener/codes.py::encode#function", limit=1)
-    expected = api.refs(index, "shortener/codes.py::encode#function")["references"]
+    expected = api.used_by_json(api.Workspace(index).used_by("shortener/codes.py::encode#function"))["references"]
     assert text.startswith(f"{len(expected)} symbols use encode")
     for ref in expected:
         code = (index.root / ref["path"]).read_text().splitlines()[ref["line"] - 1].strip()
@@ -330,11 +330,11 @@ async def test_references_carry_the_line_of_each_use(index: Index) -> None:
 
 
 async def test_dependencies_list_what_a_symbol_uses(index: Index) -> None:
-    target = next(s for s in index.all_symbols() if api.deps(index, s.id)["deps"])
+    target = next(s for s in index.all_symbols() if api.uses_json(api.Workspace(index).uses(s.id))["deps"])
     async with Client(build_server(index)) as client:
         text = await _call(client, "find_dependencies", id=target.id)
         error = await _error(client, "find_dependencies", id=target.id, depth=9)
-    for dep in api.deps(index, target.id)["deps"]:
+    for dep in api.uses_json(api.Workspace(index).uses(target.id))["deps"]:
         assert dep["id"] in text
     assert "depth" in error
 

@@ -27,7 +27,7 @@ from mcp.types import CallToolResult, TextContent
 from symscope.core import api
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
-from symscope.mcp_server.args import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS
+from symscope.mcp_server.args import MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS, MAX_REF_CHARS
 from symscope.mcp_server.server import build_server
 
 SAMPLE = Path(__file__).parent / "fixtures" / "sample_repo"
@@ -47,6 +47,7 @@ STRING_ARGS: list[tuple[str, str, Any]] = [
     ("find_dependencies", "id", lambda v: {"id": v}),
     ("build_bundle", "ids.0", lambda v: {"ids": [v]}),
     ("build_bundle", "format", lambda v: {"ids": [RESOLVE], "format": v}),
+    ("build_bundle", "diff", lambda v: {"diff": v}),
     ("reindex", "paths.0", lambda v: {"paths": [v]}),
 ]
 
@@ -108,7 +109,7 @@ async def test_every_string_argument_has_a_documented_cap(index: Index) -> None:
         listed = await client.list_tools()
     readme = README.read_text()
     section = readme[readme.index("## Coding agents (MCP)"):readme.index("### The study's workflow")]
-    caps = {api.MAX_QUERY_CHARS, api.MAX_PATH_CHARS, MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS}
+    caps = {api.MAX_QUERY_CHARS, api.MAX_PATH_CHARS, MAX_ID_CHARS, MAX_LANG_CHARS, MAX_PATHS, MAX_REF_CHARS}
     for cap in caps:
         assert f"{cap:,}" in section, cap
     strings = 0
@@ -162,11 +163,11 @@ async def test_too_many_paths_or_ids_are_refused(index: Index) -> None:
 
 def test_the_engine_refuses_huge_queries_and_paths_in_one_line(index: Index) -> None:
     for call, words in [
-        (lambda: api.search_hits(index, MB), "query too long: 1000000 characters"),
-        (lambda: api.search_hits(index, "store", path=MB), "path glob too long"),
-        (lambda: api.outline(index, "a/" * 500_000), "path too long: 1000000 characters"),
-        (lambda: api.importers(index, MB), "target too long"),
-        (lambda: api.outline(index, "shortener/\x00"), "NUL byte"),
+        (lambda: api.Workspace(index).search(MB), "query too long: 1000000 characters"),
+        (lambda: api.Workspace(index).search("store", path=MB), "path glob too long"),
+        (lambda: api.Workspace(index).outline("a/" * 500_000), "path too long: 1000000 characters"),
+        (lambda: api.Workspace(index).importers(MB), "target too long"),
+        (lambda: api.Workspace(index).outline("shortener/\x00"), "NUL byte"),
     ]:
         with pytest.raises(BadQueryError, match=words) as caught:
             call()
@@ -191,7 +192,7 @@ async def test_an_unexpected_exception_is_one_actionable_line_without_a_tracebac
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk on fire\nsecond line")
 
-    monkeypatch.setattr(api, "outline", boom)
+    monkeypatch.setattr(api.Workspace, "outline", boom)
     monkeypatch.delenv("SYMSCOPE_DEBUG", raising=False)
     async with Client(build_server(index)) as client:
         text = _one_line_error(await client.call_tool("get_outline", {"path": "."}), "get_outline")
@@ -244,7 +245,7 @@ def test_a_crash_in_a_real_server_logs_one_line_unless_debugging(
         from symscope.core import api
         def boom(*args, **kwargs):
             raise OSError(36, "File name too long")
-        api.outline = boom
+        api.Workspace.outline = boom
     """))
     proc = _server(repo, tmp_path, *(["--debug"] if debug else []),
                    env={"PYTHONPATH": str(site), "SYMSCOPE_DEBUG": ""})

@@ -54,7 +54,7 @@ def names_index(names_repo: Path, tmp_path: Path) -> Iterator[Index]:
 def test_a_unique_name_or_qualified_name_finds_its_symbol(names_index: Index) -> None:
     assert names_index.symbol("unique_helper_name").id == "store.py::unique_helper_name#function"
     assert names_index.symbol("LinkStore.resolve").id == "store.py::LinkStore.resolve#method"
-    assert api.show(names_index, "LinkStore.resolve")["source"].startswith("def resolve(self, code):")
+    assert api.show_json(api.Workspace(names_index).show("LinkStore.resolve"))["source"].startswith("def resolve(self, code):")
 
 
 def test_a_name_of_several_symbols_lists_their_ids(names_index: Index) -> None:

@@ -134,9 +134,9 @@ def test_engine_queries_refuse_nonsense_with_their_own_error(write_repo: WriteRe
     root = write_repo(FILES)
     with Index.open(root, tmp_path / "idx") as ix:
         ix.update(processes=1)
-        for call in (lambda: ix.search("alpha", limit=0), lambda: api.search(ix, "alpha", limit=10**9),
-                     lambda: api.refs(ix, ID, limit=0), lambda: api.deps(ix, ID, depth=99),
-                     lambda: api.bundle(ix, [ID], budget=0), lambda: api.bundle(ix, [ID], budget=10**30),
+        for call in (lambda: ix.search("alpha", limit=0), lambda: api.Workspace(ix).search("alpha", limit=10**9),
+                     lambda: api.Workspace(ix).used_by(ID, limit=0), lambda: api.Workspace(ix).uses(ID, depth=99),
+                     lambda: api.Workspace(ix).bundle([ID], budget=0), lambda: api.Workspace(ix).bundle([ID], budget=10**30),
                      lambda: build_bundle(ix, [ID], deps=-1), lambda: build_bundle(ix, [ID], budget=-5)):
             with pytest.raises(BadArgumentError) as caught:
                 call()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from symscope.core.bundle.model import SECONDARY_REASONS, DependencyOf, Format, Reason
 from symscope.core.bundle.packer import (
@@ -89,17 +89,6 @@ class BundleResult:
         """How many kept items are below their cap."""
         return sum(1 for item in self.items if item.reduced)
 
-    def to_json(self) -> dict[str, Any]:
-        """The `symscope bundle --json` object."""
-        return {
-            "text": self.text,
-            "tokens": self.tokens,
-            "budget": self.budget,
-            "items": [{"id": i.id, "detail": i.detail, "tokens": i.tokens, "reason": i.reason}
-                      for i in self.items],
-            "dropped": [i.id for i in self.dropped],
-            "redacted": self.redacted,
-        }
 
 
 def _cleaner(redact: bool, keep: Collection[str]) -> Cleaner:
