@@ -12,6 +12,7 @@ import pytest
 
 from symscope.core.bundle import build_bundle
 from symscope.core.index import Index
+from symscope.core.json_shapes import bundle_json
 from symscope.core.secrets import (
     FORMATS,
     PLUGINS,
@@ -74,7 +75,7 @@ def test_a_bundle_with_four_secrets_contains_none_and_reports_four(index: Index,
     assert {s.id for s in index.all_symbols()} >= set(IDS)
     result = build_bundle(index, IDS, fmt=fmt)  # type: ignore[arg-type]
     assert _leaks(result.text) == []
-    assert result.redacted == 4 and result.to_json()["redacted"] == 4
+    assert result.redacted == 4 and bundle_json(result)["redacted"] == 4
     assert sorted(r.label for r in result.redactions) == [
         "AWS access key", "GitHub token", "password or secret", "private key"]
     for r in result.redactions:
