@@ -150,7 +150,7 @@ def test_the_engines_search_finds_abbreviated_names(gin_index: Index, query: str
     hits = gin_index.search(query, limit=10)
     assert hits and hits[0].symbol.qualname == expected, _qualnames(hits)
     assert all(h.abbreviated and h.score == 0.0 for h in hits)  # the ranker found nothing
-    assert [h.symbol.id for h in api.search_hits(gin_index, query, 10)] == [h.symbol.id for h in hits]
+    assert [h.symbol.id for h in api.Workspace(gin_index).search(query, 10)] == [h.symbol.id for h in hits]
 
 
 def test_abbreviations_only_follow_a_one_word_query_that_found_little(gin_index: Index) -> None:
@@ -170,6 +170,6 @@ def test_abbreviations_only_follow_a_one_word_query_that_found_little(gin_index:
 def test_abbreviations_honour_the_filters(gin_index: Index) -> None:
     assert _qualnames(gin_index.search("rg", limit=10, kind="struct")) == ["RouterGroup"]
     assert gin_index.search("bj", limit=10, path_glob="binding*") == []
-    assert _qualnames(api.search_hits(gin_index, "kind:struct rg", 10)) == ["RouterGroup"]
+    assert _qualnames(api.Workspace(gin_index).search("kind:struct rg", 10)) == ["RouterGroup"]
     methods = gin_index.search("bjson", limit=10, kind="method")
     assert methods and all(h.symbol.kind == "method" for h in methods)
