@@ -45,8 +45,8 @@ class RelatedRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Related:
-    """The uses and callers of one symbol."""
+class RelatedRows:
+    """The Related pane's rows: the uses and callers of one symbol (`Workspace.related_rows`)."""
 
     symbol: Symbol
     uses: tuple[RelatedRow, ...] = ()
@@ -60,7 +60,7 @@ class Related:
         return sum(r.symbol.tokens for r in self.uses)
 
 
-def related(index: Index, sym: Symbol | str, caller_limit: int = CALLER_LIMIT) -> Related:
+def related(index: Index, sym: Symbol | str, caller_limit: int = CALLER_LIMIT) -> RelatedRows:
     """`sym`'s uses (in order of first use) and callers (by path).
 
     Args:
@@ -68,7 +68,7 @@ def related(index: Index, sym: Symbol | str, caller_limit: int = CALLER_LIMIT) -
 
     Raises:
         UnknownSymbolError: an id or name no symbol has. A symbol given is never an error:
-            a graph that cannot be read is reported in `Related.error`.
+            a graph that cannot be read is reported in `RelatedRows.error`.
     """
     if isinstance(sym, str):
         sym = index.symbol(sym)
@@ -76,9 +76,9 @@ def related(index: Index, sym: Symbol | str, caller_limit: int = CALLER_LIMIT) -
         uses = tuple(RelatedRow(s, line, ambiguous) for s, ambiguous, line in index.deps.uses(sym))
         refs = index.deps.callers(sym, limit=caller_limit + 1)
     except SymscopeError as exc:
-        return Related(sym, error=str(exc))
+        return RelatedRows(sym, error=str(exc))
     callers = tuple(RelatedRow(r.symbol, r.line, caller=True) for r in refs[:caller_limit])
-    return Related(sym, uses, callers, len(refs) > caller_limit)
+    return RelatedRows(sym, uses, callers, len(refs) > caller_limit)
 
 
 @dataclass(frozen=True, slots=True)

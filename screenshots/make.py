@@ -29,8 +29,7 @@ from pathlib import Path
 
 from screenshots import corpus
 from screenshots.scenes import GIN_SCENES, SAMPLE_SCENES, Scene, settle
-from symscope.core.index import Index
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import Workspace, for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.app import SymscopeApp
 from symscope.tui.widgets.counters import Counters, SymbolCost
@@ -67,8 +66,8 @@ def figures(app: SymscopeApp) -> list[str]:
 async def shoot(repo: Path, index_dir: Path, name: str, size: tuple[int, int], scene: Scene,
                 out: Path) -> tuple[Path, list[str]]:
     """Run `scene` in a fresh app on the built index; the SVG written and the figures shown."""
-    index = Index.open(repo, index_dir=index_dir)
-    app = SymscopeApp(index, clipboard=lambda text: "none", processes=1, save_dir=index_dir)
+    ws = Workspace.open(repo, index_dir, ensure=False)
+    app = SymscopeApp(ws, clipboard=lambda text: "none", processes=1, save_dir=index_dir)
     try:
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
@@ -78,7 +77,7 @@ async def shoot(repo: Path, index_dir: Path, name: str, size: tuple[int, int], s
             svg = app.export_screenshot(title=f"symscope · {repo.name}")
             shown = figures(app)
     finally:
-        index.close()
+        ws.close()
     target = out / f"{name}.svg"
     target.write_text(svg, encoding="utf-8")
     return target, shown
@@ -121,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="symscope-shots-") as tmp:
         index_dir = Path(tmp) / "index"
-        with Index.open(repo, index_dir=index_dir) as index:
-            index.update(processes=1)
+        with Workspace.open(repo, index_dir, ensure=False) as ws:
+            ws.refresh(processes=1)
         png_missing = False
         for name, size, scene in shots:
             (index_dir / "bundle.json").unlink(missing_ok=True)  # each scene starts empty

@@ -9,7 +9,7 @@ import pytest
 
 from symscope.core.errors import UnknownSymbolError
 from symscope.core.index import Index
-from symscope.core.related import Related, plan_with_deps, related
+from symscope.core.related import RelatedRows, plan_with_deps, related
 
 GIN_MINI = Path(__file__).resolve().parent / "tui" / "fixtures" / "gin_mini"
 BIND_JSON = "context.go::Context.BindJSON#method"
@@ -27,7 +27,7 @@ def gin_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
 def test_uses_and_callers_with_their_lines(gin_index: Index) -> None:
     must = gin_index.symbol(MUST_BIND)
     rel = related(gin_index, must)
-    assert isinstance(rel, Related) and rel.error is None and rel.symbol == must
+    assert isinstance(rel, RelatedRows) and rel.error is None and rel.symbol == must
     # uses: in order of first use, each with the line of the use inside MustBindWith
     assert [r.symbol.qualname for r in rel.uses] == [s.qualname for s, _, _ in gin_index.deps.uses(must)]
     assert {"Context.ShouldBindWith", "Context.AbortWithError"} <= {r.symbol.qualname for r in rel.uses}

@@ -1,6 +1,6 @@
-"""symscope's terminal UI, built with Textual on top of `symscope.core`.
+"""symscope's terminal UI, built with Textual on the engine API `symscope.core.api`.
 
-`run_app(index)` is the one entry point; `launch.py` (the `symscope` command) calls it.
+`run_app(workspace)` is the one entry point; `launch.py` (the `symscope` command) calls it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import for_terminal
 
 Scope = Literal["app", "search", "results", "tree", "outline", "related", "source", "bundle", "help", "prompt",
                 "confirm", "replace", "secrets"]

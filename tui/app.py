@@ -31,11 +31,9 @@ from textual.binding import BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Header
 
-from symscope.core.bundle import Bundle, Format, ResolvedItem
-from symscope.core.index import Index
+from symscope.core import api
+from symscope.core.api import Bundle, DepsPlan, Format, ResolvedItem, for_terminal
 from symscope.core.models import Stats, Symbol
-from symscope.core.related import DepsPlan
-from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui import places
 from symscope.tui.actions import KeyHints, keys_of, spec
@@ -96,7 +94,7 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
 
     def __init__(
         self,
-        index: Index,
+        ws: api.Workspace | api.Index,
         *,
         clipboard: Clipboard | None = None,
         processes: int | None = None,
@@ -107,7 +105,7 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
     ) -> None:
         """
         Args:
-            index: The repo's index (built or not).
+            ws: The repo's workspace (built or not); an open index is wrapped in one.
             clipboard: Copies text, returns the method used; default tries system tools, then OSC 52.
                 It is called from a thread worker.
             processes: Parser processes for index updates (None: the core's default).
@@ -118,17 +116,17 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
             update_delay: Seconds to wait before that update (lets the first screen paint first).
         """
         super().__init__()
-        self.index = index
+        self.ws = api.Workspace.of(ws)
         self.start_dir = start_dir or places.start_dir()
         self.clipboard_fn: Clipboard = clipboard or make_clipboard(self._osc52)
         self.processes = processes
         self.update_on_start = update_on_start
         self.update_delay = update_delay
-        self.bundles = BundleController(index, save_dir=save_dir or self.start_dir, hints=self.hints)
+        self.bundles = BundleController(self.ws, save_dir=save_dir or self.start_dir, hints=self.hints)
         self.runner = BundleRunner(self, self.bundles, self.clipboard_fn)
         load_note = self.bundles.load()  # before the app runs: no file reads on the UI thread later
         self._startup_notes = [load_note] if load_note else []
-        self.repo_name = index.root.name or str(index.root)
+        self.repo_name = self.ws.root.name or str(self.ws.root)
         self.stats: Stats | None = None
         """The index's stats, refreshed when the index changes (the palette reads them)."""
         price, warning = fmt.price_from_env()
@@ -149,8 +147,8 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
-        yield IndexingBar(self.index, self.processes, id="progress").data_bind(running=SymscopeApp.indexing)
-        yield Workspace(self.index, id="main").data_bind(
+        yield IndexingBar(self.ws, self.processes, id="progress").data_bind(running=SymscopeApp.indexing)
+        yield Workspace(self.ws, id="main").data_bind(
             SymscopeApp.bundled, SymscopeApp.hints, SymscopeApp.show_bundle, SymscopeApp.show_sidebar,
             SymscopeApp.show_related, symbol=SymscopeApp.current_symbol,
         )
@@ -197,9 +195,9 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
         counters = self.query_one(Counters)
         sym, path = self.current_symbol, self.current_path
         if sym is not None:
-            counters.current = SymbolCost(sym.qualname, sym.kind, self.index.savings([sym]))
-        elif path is not None and (rec := self.index.file(path)) is not None:
-            counters.current = FileCost(path, rec.tokens, self.index.repo_tokens())
+            counters.current = SymbolCost(sym.qualname, sym.kind, self.ws.savings([sym]))
+        elif path is not None and (rec := self.ws.file(path)) is not None:
+            counters.current = FileCost(path, rec.tokens, self.ws.repo_tokens())
         else:
             counters.current = None
 
@@ -332,12 +330,12 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
 
 
 
-def run_app(index: Index) -> int:
-    """Run the TUI on `index` until the user quits; returns the exit code."""
+def run_app(ws: api.Workspace) -> int:
+    """Run the TUI on `ws` until the user quits (then close it); returns the exit code."""
     start_resource_tracker()
-    app = SymscopeApp(index, update_delay=STARTUP_UPDATE_DELAY)
+    app = SymscopeApp(ws, update_delay=STARTUP_UPDATE_DELAY)
     try:
         result = app.run()
     finally:
-        index.close()
+        ws.close()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code)

@@ -15,7 +15,7 @@ from symscope.tui.screens import HelpScreen, PromptScreen
 from symscope.tui.widgets.search import SearchPane
 
 if TYPE_CHECKING:
-    from symscope.core.bundle import Bundle, Format
+    from symscope.core.api import Bundle, Format
     from symscope.tui.bundle_controller import BundleController, Edit
     from symscope.tui.bundle_runner import BundleRunner
 

@@ -35,14 +35,14 @@ class IndexFlow(Navigation):
 
     def load_on_start(self) -> None:
         """Show the index as it is, then look for changes; a repo never indexed is indexed first."""
-        if self.index.is_built:
+        if self.ws.is_built:
             self._populate()
         else:
             self._edit(Edit(changed=False))  # show the restored bundle
             self.workspace.show_placeholder("Indexing this repository for the first time…")
             self.sub_title = "indexing…"
             self.start_index(manual=False)
-        if self.index.is_built and self.update_on_start:
+        if self.ws.is_built and self.update_on_start:
             # Paint the first screen from the index as it is, then look for changes.
             if self.update_delay > 0:
                 self.set_timer(self.update_delay, lambda: self.start_index(manual=False))
@@ -56,7 +56,7 @@ class IndexFlow(Navigation):
             return
         self.indexing = True
         self.query_one(IndexingBar).start(manual=manual, rebuild=rebuild,
-                                          show=manual or not self.index.is_built)
+                                          show=manual or not self.ws.is_built)
 
     def on_indexing_bar_failed(self, message: IndexingBar.Failed) -> None:
         self.indexing = False
@@ -86,16 +86,16 @@ class IndexFlow(Navigation):
     def _populate(self) -> None:
         """Load the tree, notice, stats, current file and bundle from the index as it is now."""
         self.query_one(IndexingBar).mark_loaded()  # first: a run finishing after this reloads again
-        files = self.index.files()
-        self.stats = self.index.stats()
+        files = self.ws.files()
+        self.stats = self.ws.stats()
         self.query_one(RepoTree).load(files, self.repo_name)
-        self.workspace.show_notice(None if files else empty_repo_notice(self.index, self.hints))
+        self.workspace.show_notice(None if files else empty_repo_notice(self.ws, self.hints))
         path, sym = self.current_path, self.current_symbol
-        if path is not None and self.index.file(path) is None:
+        if path is not None and self.ws.file(path) is None:
             path = sym = None
         if sym is not None:
             try:
-                sym = self.index.symbol(sym.id)
+                sym = self.ws.symbol(sym.id)
             except SymscopeError:
                 sym = None
         if path is not None and path == self.current_path:

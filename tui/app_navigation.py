@@ -19,7 +19,7 @@ from symscope.tui.widgets.search import SearchPane
 if TYPE_CHECKING:
     from textual.reactive import reactive
 
-    from symscope.core.index import Index
+    from symscope.core import api
     from symscope.core.models import Symbol
     from symscope.tui.bundle_controller import BundleController, BundleState, Edit
     from symscope.tui.widgets.workspace import Workspace
@@ -29,7 +29,7 @@ class Navigation(KeyedApp):
     """What is shown and focused: the current file and symbol, the panes."""
 
     if TYPE_CHECKING:
-        index: Index
+        ws: api.Workspace
         bundles: BundleController
         bundled: reactive[BundleState]
         current_path: reactive[str | None]
@@ -47,7 +47,7 @@ class Navigation(KeyedApp):
 
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, path: str) -> None:
-        view = load_file(self.index, path)
+        view = load_file(self.ws, path)
         if not get_current_worker().is_cancelled:
             self.post_message(FileLoaded(view))
 
@@ -71,7 +71,7 @@ class Navigation(KeyedApp):
 
     def open_line(self, path: str, line: int) -> None:
         """Make the innermost symbol around `line` of `path` the current one (a click in the source)."""
-        inside = [s for s in self.index.file_symbols(path) if s.start_line <= line <= s.end_line]
+        inside = [s for s in self.ws.file_symbols(path) if s.start_line <= line <= s.end_line]
         if inside:
             self.current_symbol = min(inside, key=lambda s: (s.end_line - s.start_line, -s.start_line))
 

@@ -12,7 +12,7 @@ from textual.app import App
 from textual.binding import Binding, Keymap
 from textual.reactive import reactive
 
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import for_terminal
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import Note, Severity
 from symscope.tui.keys import HelpRow, help_rows

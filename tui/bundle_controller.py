@@ -24,9 +24,9 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from symscope.core.bundle import (
+from symscope.core.api import (
     DEPENDENCY_DETAIL,
     FORMAT_SUFFIX,
     BudgetError,
@@ -35,25 +35,24 @@ from symscope.core.bundle import (
     BundleItem,
     BundleResult,
     DependencyOf,
+    DepsPlan,
     Detail,
     Format,
     Redaction,
     ResolvedItem,
-    bundle_path,
+    Workspace,
     file_key,
     next_detail,
-    render_bundle,
-    resolve_item,
     symbol_key,
+    write_private,
 )
-from symscope.core.bundle import savings as bundle_savings
-from symscope.core.index import Index
 from symscope.core.models import Savings, Symbol
-from symscope.core.private import write_private
-from symscope.core.related import DepsPlan
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.clipboard import Clipboard
+
+if TYPE_CHECKING:
+    from symscope.core.api import Index
 
 DEFAULT_BUNDLE_NAME = "symscope-bundle"
 #: Seconds a toast about adding or removing an item stays up.
@@ -232,14 +231,15 @@ def _label(format_name: Format) -> str:
 class BundleController:
     """Owns the `Bundle` of one index's repo; see the module docstring for the threading rules."""
 
-    def __init__(self, index: Index, *, save_dir: Path | None = None, hints: KeyHints | None = None) -> None:
+    def __init__(self, ws: Workspace | Index, *, save_dir: Path | None = None,
+                 hints: KeyHints | None = None) -> None:
         """
         Args:
-            index: The repo's index (items are looked up in it).
+            ws: The repo's workspace, or an open index (items are looked up in it).
             save_dir: Folder of the default save path (default: the current directory).
             hints: Key names for messages ("a adds the current symbol").
         """
-        self.index = index
+        self.ws = Workspace.of(ws)
         self.bundle = Bundle()
         self.state = BundleState()
         """The last resolved state (what accept and remove-missing act on)."""
@@ -257,7 +257,7 @@ class BundleController:
     @property
     def path(self) -> Path:
         """Where the bundle is persisted (beside the index)."""
-        return bundle_path(self.index)
+        return self.ws.bundle_path()
 
     def load(self) -> Note | None:
         """Read the persisted bundle; an unreadable one is moved aside and a warning returned."""
@@ -311,7 +311,7 @@ class BundleController:
         return Edit((Note(text, timeout=EDIT_TOAST_SECONDS, totals=True),), symbol_key(sym.id))
 
     def toggle_file(self, path: str) -> Edit:
-        rec = self.index.file(path)
+        rec = self.ws.file(path)
         if rec is None:
             return Edit((Note(f"{path} is not indexed", "warning"),), changed=False)
         added = self.bundle.toggle(BundleItem.for_file(rec))
@@ -463,7 +463,7 @@ class BundleController:
         resolved = self._resolve(snap, cancelled)
         if resolved is None:
             return None
-        totals = bundle_savings(resolved, self.index)
+        totals = self.ws.bundle_savings(resolved)
         packing = self._packing(snap, resolved) if resolved else None
         kept = {fp: f for fp, f in self.kept.items() if fp in snap.model.keep}
         m = snap.model
@@ -473,7 +473,7 @@ class BundleController:
     def _pack(self, snap: Snapshot, resolved: list[ResolvedItem], format_name: Format | None = None
               ) -> BundleResult:
         """The text to copy: the engine's one rendering (raises BudgetError when the budget cannot be met)."""
-        return render_bundle(self.index, snap.model, fmt=format_name, resolved=resolved)
+        return self.ws.render_bundle(snap.model, fmt=format_name, resolved=resolved)
 
     def _packing(self, snap: Snapshot, resolved: list[ResolvedItem]) -> Packing:
         """The figures of the packed bundle; with an impossible budget, those without it and why."""
@@ -482,14 +482,14 @@ class BundleController:
         except BudgetError as exc:
             unlimited = snap.model.copy()
             unlimited.budget = None
-            return Packing.of(render_bundle(self.index, unlimited, resolved=resolved), str(exc), snap.model.budget)
+            return Packing.of(self.ws.render_bundle(unlimited, resolved=resolved), str(exc), snap.model.budget)
 
     def _resolve(self, snap: Snapshot, cancelled: Callable[[], bool] | None) -> list[ResolvedItem] | None:
         out: list[ResolvedItem] = []
         for item in snap.items:
             if cancelled is not None and cancelled():
                 return None
-            out.append(resolve_item(self.index, item))
+            out.append(self.ws.resolve_item(item))
         return out
 
     def copy(self, snap: Snapshot, clipboard: Clipboard, format_name: Format | None = None,

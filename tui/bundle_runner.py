@@ -16,9 +16,8 @@ from typing import Any
 from textual.app import App
 from textual.worker import get_current_worker
 
-from symscope.core.bundle import Format
+from symscope.core.api import Format
 from symscope.core.models import Symbol
-from symscope.core.related import plan_with_deps
 from symscope.tui.bundle_controller import BundleController, Edit, Note, Snapshot
 from symscope.tui.clipboard import Clipboard
 from symscope.tui.messages import BundleExported, BundleResolved, DepsPlanned
@@ -90,7 +89,7 @@ class BundleRunner:
         keys = frozenset(self.controller.bundle.keys)
 
         def run() -> None:
-            plan = plan_with_deps(self.controller.index, sym, keys)
+            plan = self.controller.ws.plan_deps(sym, keys)
             if not _cancelled():
                 self.app.post_message(DepsPlanned(plan))
 

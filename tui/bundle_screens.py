@@ -21,9 +21,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from symscope.core.bundle import Redaction
-from symscope.core.related import DepsPlan
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import DepsPlan, Redaction, for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.keys import bindings
 

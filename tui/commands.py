@@ -17,9 +17,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from symscope.core.bundle import FORMAT_SUFFIX
+from symscope.core.api import FORMAT_SUFFIX, for_terminal
 from symscope.core.models import SYMBOL_KINDS
-from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import ACTIONS
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from symscope.core.api import Workspace
 from symscope.core.errors import StaleSymbolError, SymscopeError
-from symscope.core.index import Index
 from symscope.core.models import FileRecord, OutlineNode
 
 
@@ -29,17 +29,17 @@ class FileView:
     """Why the file cannot be shown (then `text` is empty)."""
 
 
-def load_file(index: Index, path: str) -> FileView:
-    """Read `path` (repo-relative) and its outline from `index`; never raises a SymscopeError."""
-    record = index.file(path)
+def load_file(ws: Workspace, path: str) -> FileView:
+    """Read `path` (repo-relative) and its outline from `ws`; never raises a SymscopeError."""
+    record = ws.file(path)
     try:
         try:
-            text = index.indexed_bytes(path).decode("utf-8", "replace")
+            text = ws.indexed_text(path)
             current = True
         except StaleSymbolError:
-            text = index.file_text(path)  # changed since indexing (or unreadable: raises)
+            text = ws.file_text(path)  # changed since indexing (or unreadable: raises)
             current = False
-        outline = index.outline(path)
+        outline = ws.file_outline(path)
     except SymscopeError as exc:
         return FileView(path, record, error=str(exc))
     return FileView(path, record, text, current, outline)

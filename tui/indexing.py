@@ -20,11 +20,9 @@ from textual.timer import Timer
 from textual.widgets import Label, ProgressBar
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from symscope.core.api import Workspace, for_terminal, language_names
 from symscope.core.errors import SymscopeError
-from symscope.core.index import Index
-from symscope.core.languages import all_languages
 from symscope.core.models import IndexProgress, IndexReport
-from symscope.core.sanitize import for_terminal
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import Note
 
@@ -51,14 +49,14 @@ class IndexingBar(Horizontal):
     running: reactive[bool] = reactive(False, init=False)
     """Bound to the App's `indexing`: polls while True, hides when it turns False."""
 
-    def __init__(self, index: Index, processes: int | None = None, *, id: str | None = None) -> None:
+    def __init__(self, ws: Workspace, processes: int | None = None, *, id: str | None = None) -> None:
         """
         Args:
-            index: The index to update.
+            ws: The workspace whose index to update.
             processes: Parser processes (None: the core's default; 1 parses in the worker thread).
         """
         super().__init__(id=id)
-        self.index = index
+        self.ws = ws
         self.processes = processes
         self._latest: IndexProgress | None = None
         self._shown: IndexProgress | None = None
@@ -67,16 +65,16 @@ class IndexingBar(Horizontal):
 
     def mark_loaded(self) -> None:
         """Note that the app now shows the index as it is on disk (its generation now)."""
-        self._loaded = self.index.generation()
+        self._loaded = self.ws.generation()
 
     def stale(self) -> bool:
         """True when the index on disk is not the one the app shows: another process re-indexed.
 
         Never while this app is indexing (its own run reports when it is done).
         """
-        if self.running or (self._loaded is not None and self.index.generation() == self._loaded):
+        if self.running or (self._loaded is not None and self.ws.generation() == self._loaded):
             return False  # the usual answer, from one read of the index's meta table
-        return self.index.is_built
+        return self.ws.is_built
 
     def compose(self) -> ComposeResult:
         yield Label("Indexing", id="progress-label")
@@ -98,8 +96,8 @@ class IndexingBar(Horizontal):
             self._latest = p  # read by `_poll` on the UI thread
 
         def run(processes: int | None) -> IndexReport:
-            return self.index.update(progress=progress, cancelled=lambda: worker.is_cancelled,
-                                     processes=processes, rebuild=rebuild)
+            return self.ws.refresh(progress, lambda: worker.is_cancelled, processes=processes,
+                                   rebuild=rebuild)
 
         try:
             try:
@@ -165,9 +163,9 @@ def finished_note(message: IndexingBar.Finished, reloaded: bool) -> Note | None:
     return Note(text, title="Index up to date")
 
 
-def empty_repo_notice(index: Index, hints: KeyHints) -> Content:
+def empty_repo_notice(ws: Workspace, hints: KeyHints) -> Content:
     """What to show instead of the source when the repo has nothing symscope can parse."""
-    skipped = index.skipped()
+    skipped = ws.skipped()
     reasons: dict[str, int] = {}
     for s in skipped:
         reasons[s.reason] = reasons.get(s.reason, 0) + 1
@@ -176,7 +174,7 @@ def empty_repo_notice(index: Index, hints: KeyHints) -> Content:
         "[b]No supported source files in $root[/b]\n\nsymscope indexes: $names."
         + ("\n\nSkipped $count files: $summary." if skipped else "")
         + "\n\nAdd source files and press [b]$refresh[/b] to index again, or [b]$quit[/b] to quit.",
-        root=for_terminal(str(index.root)), names=", ".join(sorted(all_languages())),
+        root=for_terminal(str(ws.root)), names=", ".join(language_names()),
         count=f"{len(skipped):,}", summary=for_terminal(summary),
         refresh=hints["app.refresh"], quit=hints["app.quit"],
     )

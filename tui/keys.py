@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import for_terminal
 from symscope.tui.actions import (
     ACTIONS,
     HELP_NOTES,

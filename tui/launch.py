@@ -35,16 +35,16 @@ def _run_tui(argv: list[str]) -> int:
     parser.add_argument("path", metavar="PATH", nargs="?", default=".")
     parser.add_argument("--index-dir", metavar="DIR")
     args = parser.parse_args(argv)
+    from symscope.core.api import Workspace
     from symscope.core.errors import SymscopeError
-    from symscope.core.index import Index
 
     try:
-        index = Index.open(args.path, args.index_dir)
+        ws = Workspace.open(args.path, args.index_dir, ensure=False)  # the app indexes, with progress
     except SymscopeError as exc:
         return cli.fail(str(exc))
     from symscope.tui.app import run_app  # textual loads only when the UI is wanted
 
-    return int(run_app(index))
+    return int(run_app(ws))
 
 
 if __name__ == "__main__":  # pragma: no cover

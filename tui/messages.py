@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from symscope.core.related import DepsPlan
+from symscope.core.api import DepsPlan
 from symscope.tui.bundle_controller import BundleState, Note
 from symscope.tui.file_view import FileView
 

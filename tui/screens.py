@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.keys import HelpRow, bindings
 

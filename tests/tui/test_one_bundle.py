@@ -79,7 +79,7 @@ def _cli(index: Index, *args: str, out: Path) -> bytes:
 
 async def _add(pilot: Any, app: RecordingApp, *ids: str) -> None:
     for symbol_id in ids:
-        app.current_symbol = app.index.symbol(symbol_id)
+        app.current_symbol = app.ws.symbol(symbol_id)
         await pilot.pause()
         await pilot.press("a")
     await settle(pilot)
@@ -95,7 +95,7 @@ async def _copy(pilot: Any, app: RecordingApp) -> str:
 
 async def _deps(pilot: Any, app: RecordingApp, symbol_id: str) -> None:
     """`D` on a symbol, then `D` again to confirm."""
-    app.current_symbol = app.index.symbol(symbol_id)
+    app.current_symbol = app.ws.symbol(symbol_id)
     await pilot.pause()
     await pilot.press("D")
     assert await until(pilot, lambda: isinstance(app.screen, ConfirmDepsScreen))

@@ -54,7 +54,7 @@ def _leaks(text: str) -> list[str]:
 
 async def _add(pilot: Any, app: RecordingApp, *ids: str) -> None:
     for symbol_id in ids:
-        app.current_symbol = app.index.symbol(symbol_id)
+        app.current_symbol = app.ws.symbol(symbol_id)
         await pilot.pause()
         await pilot.press("a")
     await settle(pilot)

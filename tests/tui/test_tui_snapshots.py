@@ -62,7 +62,7 @@ def test_symbol_bundle_and_counters_120x40(snap_compare: SnapCompare, tmp_path: 
         await settle(pilot)
         for symbol_id in ("cmd/redirector/cache.go::Cache.Get#method",
                           "cmd/redirector/main.go::Resolver#interface"):
-            app.current_symbol = app.index.symbol(symbol_id)
+            app.current_symbol = app.ws.symbol(symbol_id)
             await pilot.pause()
             await pilot.press("a")
         await _search(pilot, "kind:interface resolver")
@@ -90,7 +90,7 @@ def test_related_pane_and_savings_panel_160x44(snap_compare: SnapCompare, tmp_pa
         app = pilot.app
         assert isinstance(app, SymscopeApp)
         await settle(pilot)
-        app.current_symbol = app.index.symbol("cmd/redirector/main.go::Server.ServeHTTP#method")
+        app.current_symbol = app.ws.symbol("cmd/redirector/main.go::Server.ServeHTTP#method")
         await pilot.press("R")
         await settle(pilot)
         await pilot.press("D")

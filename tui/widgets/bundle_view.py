@@ -25,8 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
-from symscope.core.bundle import Detail, ResolvedItem
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import Detail, ResolvedItem, for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleState

@@ -20,9 +20,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from symscope.core.api import DepsPlan, for_terminal
 from symscope.core.models import Savings
-from symscope.core.related import DepsPlan
-from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleState

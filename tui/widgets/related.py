@@ -30,10 +30,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
-from symscope.core.index import Index
+from symscope.core.api import RelatedRow, RelatedRows, Workspace, for_terminal
 from symscope.core.models import Symbol
-from symscope.core.related import Related, RelatedRow, related
-from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.bundle_controller import BundleState
 from symscope.tui.keys import bindings
@@ -97,15 +95,15 @@ class RelatedPane(Tree[RelatedRow | None]):
 
     @dataclass
     class _Loaded(Message):
-        related: Related
+        related: RelatedRows
 
-    def __init__(self, index: Index, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, ws: Workspace, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("related", id=id, classes=classes)
-        self.index = index
+        self.ws = ws
         self.show_root = False
         self.guide_depth = 2
         self.auto_expand = False
-        self.shown: Related | None = None
+        self.shown: RelatedRows | None = None
         """The relations on screen (None: none yet, or being computed)."""
         self._bundled: frozenset[str] = frozenset()
         self._timer: Timer | None = None
@@ -157,7 +155,7 @@ class RelatedPane(Tree[RelatedRow | None]):
 
     @work(thread=True, exclusive=True, group="related", exit_on_error=False)
     def _compute(self, sym: Symbol) -> None:
-        result = related(self.index, sym)
+        result = self.ws.related_rows(sym)
         if not get_current_worker().is_cancelled:
             self.post_message(self._Loaded(result))
 
@@ -186,7 +184,7 @@ class RelatedPane(Tree[RelatedRow | None]):
         self.border_title = "Related"
         self.border_subtitle = ""
 
-    def show(self, rel: Related) -> None:
+    def show(self, rel: RelatedRows) -> None:
         """Put `rel`'s uses and callers on screen (the cursor goes to the first row)."""
         self.shown = rel
         self._reset()

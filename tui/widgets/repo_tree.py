@@ -14,8 +14,8 @@ from textual.reactive import reactive
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from symscope.core.api import for_terminal
 from symscope.core.models import FileRecord
-from symscope.core.sanitize import for_terminal
 from symscope.tui import formatting as fmt
 from symscope.tui.bundle_controller import BundleState
 from symscope.tui.keys import bindings

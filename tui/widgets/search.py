@@ -34,11 +34,16 @@ from textual.timer import Timer
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
+from symscope.core.api import (
+    FILTER_KEYS,
+    ParsedQuery,
+    Workspace,
+    for_terminal,
+    parse_query,
+    set_filter,
+)
 from symscope.core.errors import SymscopeError
-from symscope.core.index import Index
 from symscope.core.models import SearchHit, Symbol
-from symscope.core.sanitize import for_terminal
-from symscope.core.search.query import FILTER_KEYS, ParsedQuery, parse_query, set_filter
 from symscope.tui import formatting as fmt
 from symscope.tui.bundle_controller import BundleState
 from symscope.tui.keys import bindings
@@ -412,9 +417,9 @@ class SearchPane(Vertical):
         abbreviated: int = 0
         """Hits added because the query abbreviates their names."""
 
-    def __init__(self, index: Index, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, ws: Workspace, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.index = index
+        self.ws = ws
         self.hits: list[SearchHit] = []
         self.shown_query: str = ""
         """The query text whose results are on screen."""
@@ -475,8 +480,7 @@ class SearchPane(Vertical):
 
     @work(thread=True, exclusive=True, group="names", exit_on_error=False)
     def _warm_names(self) -> None:
-        if self.index.is_built:  # (while a first index run works, the first query prepares them)
-            self.index.searcher.abbreviation_names()
+        self.ws.prepare_search()  # (while a first index run works, the first query prepares them)
 
     def rerun(self) -> None:
         """Search the current text again (after the index changed)."""
@@ -512,7 +516,7 @@ class SearchPane(Vertical):
         copies: list[Symbol] = []
         for sym_id in hit.duplicates:
             try:
-                copies.append(self.index.symbol(sym_id))
+                copies.append(self.ws.symbol(sym_id))
             except SymscopeError:
                 continue  # gone since the search (a refresh is on its way)
         results.show_copies(event.row, copies)
@@ -555,8 +559,7 @@ class SearchPane(Vertical):
         hits: list[SearchHit] = []
         error: str | None = None
         try:
-            hits = self.index.search(parsed.words, limit=RESULT_LIMIT, kind=parsed.kind,
-                                     language=parsed.language, path_glob=parsed.path)
+            hits = self.ws.search_parsed(parsed, RESULT_LIMIT)
         except SymscopeError as exc:
             error = str(exc)
         except Exception as exc:  # never let a search take the app down

@@ -34,8 +34,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from symscope.core.languages import language_by_name
-from symscope.core.sanitize import for_terminal
+from symscope.core.api import for_terminal, pygments_name
 from symscope.tui import formatting as fmt
 from symscope.tui.file_view import FileView
 from symscope.tui.keys import bindings
@@ -89,10 +88,10 @@ def prepare_text(text: str) -> list[str]:
 def find_lexer(language: str, path: str) -> Lexer | None:
     """The lexer languages.json names for a symscope language or, failing that, the file name's."""
     options = {"stripnl": False, "ensurenl": False, "stripall": False}
-    spec = language_by_name(language)
-    if spec is not None and spec.pygments:
+    name = pygments_name(language)
+    if name is not None:
         try:
-            return get_lexer_by_name(spec.pygments, **options)
+            return get_lexer_by_name(name, **options)
         except ClassNotFound:
             pass
     try:

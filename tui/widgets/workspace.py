@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from symscope.core.index import Index
+from symscope.core import api
 from symscope.core.models import Symbol
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import BundleState
@@ -46,9 +46,9 @@ class Workspace(Horizontal):
     symbol: reactive[Symbol | None] = reactive(None, init=False)
     """The App's current symbol: marked in the source and outline once its file is shown."""
 
-    def __init__(self, index: Index, *, id: str | None = None) -> None:
+    def __init__(self, ws: api.Workspace, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.index = index
+        self.ws = ws
         self._sidebar_wish: int | None = None
         """The side column's width asked for with `<` and `>` (None: the stylesheet's)."""
 
@@ -56,10 +56,10 @@ class Workspace(Horizontal):
         with Vertical(id="sidebar"):
             yield RepoTree(id="tree").data_bind(Workspace.bundled)
             yield Outline(id="outline").data_bind(Workspace.bundled)
-            yield RelatedPane(self.index, id="related").data_bind(
+            yield RelatedPane(self.ws, id="related").data_bind(
                 Workspace.bundled, Workspace.symbol, active=Workspace.show_related)
         with Vertical(id="content"):
-            yield SearchPane(self.index, id="search").data_bind(Workspace.bundled)
+            yield SearchPane(self.ws, id="search").data_bind(Workspace.bundled)
             yield SourceView(id="source")
             notice = Static("", id="notice")
             notice.display = False
