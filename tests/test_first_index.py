@@ -28,7 +28,7 @@ from mcp.types import TextContent
 
 from symscope.cli.main import main
 from symscope.core.index import Index
-from symscope.core.models import IndexProgress
+from symscope.core.models import IndexProgress, IndexReport
 from symscope.mcp_server.server import build_server
 
 #: Files of the generated repo: a few hundred small ones, past one write batch (200).
@@ -218,6 +218,47 @@ async def test_the_first_call_reports_progress_while_it_indexes(
     assert done == sorted(done) and len(set(done)) == len(done)  # increasing
     assert {t for _, t in arrived} == {300}  # with the total: every file of the repo
     assert done[-1] == 300
+
+
+async def test_a_first_call_cancelled_half_way_is_resumed_by_the_retry(tmp_path: Path) -> None:
+    """A client that gives up on the first call (its timeout) and retries: the retry parses the rest."""
+    repo = _repo(tmp_path / "repo")
+    reports: list[IndexReport] = []
+    half = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        if progress >= HALF:
+            half.set()
+
+    with Index.open(repo, tmp_path / "idx") as index:
+        server = build_server(index)
+        real_refresh = server.symscope.ws.refresh
+
+        def refresh(*args: Any, **kwargs: Any) -> IndexReport:
+            reports.append(real_refresh(*args, **kwargs))
+            return reports[-1]
+
+        server.symscope.ws.refresh = refresh  # type: ignore[method-assign]
+        async with Client(server) as client:
+            async with anyio.create_task_group() as tg:
+                async def first() -> None:
+                    await client.call_tool("search_symbols", {"query": "fn_7_2"}, progress_callback=on_progress)
+
+                tg.start_soon(first)
+                with anyio.fail_after(60):
+                    await half.wait()
+                tg.cancel_scope.cancel()  # the client sends notifications/cancelled
+            with anyio.fail_after(30):  # the cancelled call's work stops
+                while not reports:
+                    await anyio.sleep(0.05)
+            assert reports[0].cancelled
+            committed = _stored(tmp_path / "idx")
+            assert HALF <= len(committed) < FILES
+            retry = await client.call_tool("search_symbols", {"query": "fn_7_2"})
+        assert not retry.is_error and "fn_7_2" in "".join(
+            b.text for b in retry.content if isinstance(b, TextContent))
+        assert (reports[1].parsed, reports[1].unchanged) == (FILES - len(committed), len(committed))
+        _finds_both_halves(index, committed)
 
 
 async def test_a_call_on_an_indexed_repo_sends_no_progress(tmp_path: Path) -> None:
