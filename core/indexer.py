@@ -155,8 +155,11 @@ class Indexer:
             if early is not None:
                 early.close()
         run.finish(fingerprint, escape_name(str(self.root)))  # SQLite refuses undecodable bytes
-        if self.searcher is not None and (run.changed or not self.searcher.ranker_path.exists()):
-            self.searcher.rebuild(run.counted if run.changed else None)  # now: the next search starts fast
+        if self.searcher is not None and not run.cancelled and (
+                run.changed or not self.searcher.ranker_path.exists()):
+            # now, so the next search starts fast (a cancelled run stops here: its caller asked
+            # it to stop, and the next search builds the data for what was committed)
+            self.searcher.rebuild(run.counted if run.changed else None)
         files, symbols, _, _ = self.store.counts()
         report = IndexReport(
             files=files,
