@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,11 +22,13 @@ def _open(args: argparse.Namespace) -> Workspace:
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
+    started = time.perf_counter()  # "in X s" is the whole job: opening, walking, parsing, writing, ranking
     with Workspace.open(args.path, args.index_dir, ensure=False, discard_corrupt=args.rebuild) as ws:
         if args.semantic and not api.semantic_available():
             return fail("hybrid search needs the semantic extra: pip install 'symscope[semantic]'", EXIT_USAGE)
         report = ws.refresh(rebuild=args.rebuild, max_files=args.max_files, max_file_bytes=args.max_file_bytes,
                             allow_any_root=args.allow_any_root)
+        report = dataclasses.replace(report, seconds=time.perf_counter() - started)
         vectors = ws.embed(force=args.semantic)
         where = ws.location
     if args.json:

@@ -184,12 +184,9 @@ class Index:
             limits.MAX_FILES.check("max_files", max_files)
         if processes is not None:
             limits.PROCESSES.check("processes", processes)
-        report, counted = Indexer(self.root, self.store).update(
+        return Indexer(self.root, self.store, self.searcher).update(  # and the search data
             progress, cancelled, processes, max_file_bytes, rebuild, max_files, allow_any_root
         )
-        if counted is not None or not self.ranker_path.exists():
-            self.searcher.rebuild(counted)  # now, so the next search starts fast
-        return report
 
     def recheck(self, folders: list[str]) -> int:
         """Make the next update re-read (and re-hash) every indexed file under `folders`.

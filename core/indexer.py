@@ -3,8 +3,14 @@
 Files are compared by size and mtime first, then by content hash; parsing runs
 in parser processes when there is enough of it (`workers.py`), and rows are
 written in batches, one transaction each, as results arrive. An interrupted run
-(cancelled, killed) leaves every committed file searchable and the index
-consistent: a rebuild replaces files one at a time instead of emptying first.
+(cancelled, killed, an exception) leaves every committed file searchable and the
+index consistent: a rebuild replaces files one at a time instead of emptying first.
+
+An interrupted run resumes: the next one parses only the files not yet committed.
+A run under new settings (a new extractor, tokenizer or term lever), the first one
+included, records its fingerprint as partial (`PARTIAL` + it) and marks every older
+file `REPARSE_MTIME` before it starts, so the run after an interruption re-parses
+exactly those; the fingerprint is whole once a run completes.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from symscope.core.settings import index_fingerprint
 from symscope.core.store import Store
 
 if TYPE_CHECKING:
+    from symscope.core.search.searcher import Searcher
     from symscope.core.walk import SourceFile
     from symscope.core.workers import ParserPool
 
@@ -34,6 +41,13 @@ MAX_FILES = 200_000
 POOL_THRESHOLD = 48
 #: Parsed files per write transaction.
 WRITE_BATCH = 200
+#: Seconds at most between write transactions (big files: a batch is also cut by time).
+WRITE_SECONDS = 2.0
+#: Before the fingerprint of an index being built under it (see the module's docstring).
+PARTIAL = "partial:"
+#: The mtime a file is marked with when a run under new settings starts: it must be re-parsed,
+#: even if its content is unchanged (`recheck`'s -1 only asks to re-read and re-hash it).
+REPARSE_MTIME = -2
 
 
 class BatchWriter:
@@ -44,12 +58,13 @@ class BatchWriter:
         self.size = size
         self.results: list[FileResult] = []
         self.touches: list[tuple[str, int]] = []
+        self.flushed = time.monotonic()
         self.changed = False
         """True once any file's rows were replaced or removed."""
 
     def add(self, result: FileResult) -> None:
         self.results.append(result)
-        if len(self.results) >= self.size:
+        if len(self.results) >= self.size or time.monotonic() - self.flushed >= WRITE_SECONDS:
             self.flush()
 
     def touch(self, path: str, mtime_ns: int) -> None:
@@ -73,14 +88,17 @@ class BatchWriter:
                 Store.set_meta(conn, "generation", str(self.store.generation() + 1))
         self.results.clear()
         self.touches.clear()
+        self.flushed = time.monotonic()
 
 
 class Indexer:
-    """Updates one repo's store; `Index.update` is the way in."""
+    """Updates one repo's store and its search data; `Index.update` is the way in."""
 
-    def __init__(self, root: Path, store: Store) -> None:
+    def __init__(self, root: Path, store: Store, searcher: Searcher | None = None) -> None:
         self.root = root
         self.store = store
+        self.searcher = searcher
+        """Rebuilt at the end of a run that changed the index (None: the caller does it)."""
 
     def update(
         self,
@@ -91,23 +109,25 @@ class Indexer:
         rebuild: bool = False,
         max_files: int | None = MAX_FILES,
         allow_any_root: bool = False,
-    ) -> tuple[IndexReport, BM25Builder | None]:
-        """Index what changed; returns the report and, if anything changed, the counted terms.
+    ) -> IndexReport:
+        """Index what changed, then rebuild the search data if anything did.
 
-        The counted terms (a `BM25Builder` holding every parsed symbol's terms,
-        counted while the parser processes were busy) let the caller rebuild the
-        search data without reading those symbols back.
+        The report's `seconds` are the whole job's: walking, parsing, writing and
+        building the search data. The search data is built from the terms counted
+        while the parser processes were busy (a `BM25Builder` of every parsed
+        symbol), so those symbols are not read back.
         """
         from symscope.core.walk import check_root, walk  # only indexing needs pathspec
 
+        started = time.perf_counter()
         check_root(self.root, allow=allow_any_root)
         self.store.check_writable()  # a read-only index fails here, before any work
         if rebuild:
             self.store.repair_schema()
-        started = time.perf_counter()
         fingerprint = index_fingerprint(extractor_fingerprint())
-        if self.store.get_meta("fingerprint") != fingerprint:
+        if self.store.get_meta("fingerprint") != fingerprint and not self._resuming(fingerprint):
             rebuild = True  # queries, tokenizer or term settings changed since this index was built
+            self._start_building(fingerprint)
         known = self.store.file_stats()
         workers = processes if processes is not None else (os.cpu_count() or 1)
         early = None
@@ -135,6 +155,11 @@ class Indexer:
             if early is not None:
                 early.close()
         run.finish(fingerprint, escape_name(str(self.root)))  # SQLite refuses undecodable bytes
+        if self.searcher is not None and not run.cancelled and (
+                run.changed or not self.searcher.ranker_path.exists()):
+            # now, so the next search starts fast (a cancelled run stops here: its caller asked
+            # it to stop, and the next search builds the data for what was committed)
+            self.searcher.rebuild(run.counted if run.changed else None)
         files, symbols, _, _ = self.store.counts()
         report = IndexReport(
             files=files,
@@ -146,7 +171,24 @@ class Indexer:
             seconds=time.perf_counter() - started,
             cancelled=run.cancelled,
         )
-        return report, run.counted if run.changed else None
+        return report
+
+    def _resuming(self, fingerprint: str) -> bool:
+        """True when an interrupted run under these settings is to be finished: every file
+        it has not re-parsed yet is marked `REPARSE_MTIME`, the others are current."""
+        return self.store.get_meta("fingerprint") == PARTIAL + fingerprint
+
+    def _start_building(self, fingerprint: str) -> None:
+        """Record that the index is being built under `fingerprint`, every file it holds to be
+        re-parsed: an interrupted run is then resumed by the next (see `_resuming`).
+
+        The partial fingerprint keeps the terms part last, so a search under other settings
+        still refuses these terms (`Searcher._check_terms`), and `Index.is_built` stays False.
+        """
+        with self.store.transaction() as conn:
+            for path in self.store.file_stats():
+                Store.touch_file(conn, path, REPARSE_MTIME)
+            Store.set_meta(conn, "fingerprint", PARTIAL + fingerprint)
 
     def _parse_all(
         self,
@@ -221,14 +263,19 @@ class _Run:
     ) -> None:
         """Store each parsed file as it arrives (in batches), reporting progress."""
         done = 0
-        with contextlib.closing(results) as parsed_files:
-            for done, res in enumerate(parsed_files, start=1):
-                self._take(res)
-                if progress is not None:
-                    progress(IndexProgress(done, total, res.path))
-                if cancelled is not None and cancelled():
-                    self.cancelled = True
-                    break
+        try:
+            with contextlib.closing(results) as parsed_files:
+                for done, res in enumerate(parsed_files, start=1):
+                    self._take(res)
+                    if progress is not None:
+                        progress(IndexProgress(done, total, res.path))
+                    if cancelled is not None and cancelled():
+                        self.cancelled = True
+                        break
+        except BaseException:
+            with contextlib.suppress(Exception):  # keep what was parsed: the next run resumes after it
+                self.writer.flush()
+            raise
         if done < total:
             self.cancelled = True  # the parser stopped early because `cancelled` said so
         self.writer.flush()
@@ -240,7 +287,7 @@ class _Run:
             if old is not None:
                 self.writer.add(res)
                 self.removed.append(res.path)
-        elif not self.rebuild and old is not None and old[2] == res.record.hash:
+        elif not self.rebuild and old is not None and old[2] == res.record.hash and old[1] != REPARSE_MTIME:
             self.writer.touch(res.path, res.mtime_ns)
             self.unchanged += 1
         else:

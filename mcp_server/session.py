@@ -6,7 +6,7 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from symscope.core.errors import (
     SymscopeError,
     UnknownSymbolError,
 )
-from symscope.core.models import IndexReport, Symbol
+from symscope.core.models import IndexProgress, IndexReport, Symbol
 from symscope.mcp_server.formatting import _echo, _echo_words
 
 log = logging.getLogger("symscope.mcp")
@@ -54,11 +54,17 @@ class Session:
         """Every id handed to the agent, with the lines it was shown at."""
         self.note: str | None = None
         """Why the last refresh failed, if it did (then answers come from the index as it was)."""
+        self.progress: Callable[[IndexProgress], None] | None = None
+        """Hears of each file a refresh parses, for the running call (see `reporting`)."""
 
     def refresh(self) -> IndexReport | None:
-        """Re-index files changed since the last index (near-free when nothing changed)."""
+        """Re-index files changed since the last index (near-free when nothing changed).
+
+        `progress` hears of each parsed file: the first call on a repo never indexed builds
+        the whole index here, and its caller is told how far it got (`tools.Progress`).
+        """
         try:
-            report = self.ws.refresh(cancel=cancelled, **self.update_options)
+            report = self.ws.refresh(self.progress, cancel=cancelled, **self.update_options)
         except IndexAccessError as exc:  # read-only or busy: answer from what is indexed
             if not self.ws.is_built:
                 raise
@@ -72,14 +78,26 @@ class Session:
         return report
 
     @contextlib.contextmanager
-    def fresh(self) -> Iterator[Workspace]:
-        """The refreshed workspace, held for one answer; engine errors become one-line tool errors."""
-        with self.lock:
+    def fresh(self, progress: Callable[[IndexProgress], None] | None = None) -> Iterator[Workspace]:
+        """The refreshed workspace, held for one answer; engine errors become one-line tool errors.
+
+        `progress` hears of the refresh's parsed files (it becomes `self.progress` for the call).
+        """
+        with self.lock, self.reporting(progress):
             try:
                 self.refresh()
                 yield self.ws
             except SymscopeError as exc:
                 raise ToolError(self.explain(exc)) from None
+
+    @contextlib.contextmanager
+    def reporting(self, progress: Callable[[IndexProgress], None] | None) -> Iterator[None]:
+        """`progress` hears of the refreshes of one call (hold `lock`)."""
+        self.progress = progress
+        try:
+            yield
+        finally:
+            self.progress = None
 
     def remember(self, symbols: Iterable[Symbol]) -> None:
         """Note ids handed to the agent and the lines they were shown at."""

@@ -97,6 +97,27 @@ def _tool(description: str, annotations: ToolAnnotations = READ_ONLY) -> Callabl
     return mark
 
 
+class Progress:
+    """Index progress for the caller of one tool, as `notifications/progress` (`done` of `total`
+    files, the latest path as the message), at most `PROGRESS_STEPS` of them plus the last.
+
+    Every tool that answers from the index refreshes it first, and the first call on a repo
+    never indexed builds the whole index: a client that sent a progress token sees it advance
+    (and may keep waiting) instead of a silent call that outlasts its timeout. The SDK sends
+    nothing for a caller that sent no token.
+    """
+
+    def __init__(self, ctx: Context[Any, Any] | None) -> None:
+        self.ctx = ctx
+        self.sent: list[tuple[int, int]] = []
+
+    def __call__(self, p: IndexProgress) -> None:
+        step = max(1, p.total // PROGRESS_STEPS)
+        if self.ctx is not None and not cancelled() and (p.done == p.total or p.done % step == 0):
+            self.sent.append((p.done, p.total))
+            anyio.from_thread.run(self.ctx.report_progress, p.done, p.total, for_terminal(p.path))
+
+
 # -- the tools ----------------------------------------------------------------------------------
 
 
@@ -116,9 +137,10 @@ class Tools:
         path: PathGlob = None,
         limit: SearchLimit = 10,
         redact: RedactFlag = True,
+        ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Ranked exactly as `symscope search` ranks (the same `Workspace.search`)."""
-        with self.session.fresh() as ws:
+        with self.session.fresh(Progress(ctx)) as ws:
             hits = ws.search(query, limit + 1, kind, lang, path)
             shown, more = hits[:limit], len(hits) > limit
             self.session.remember([h.symbol for h in shown])
@@ -137,9 +159,10 @@ class Tools:
 
     @_tool("Exact source of symbols by id, one header line each; secrets redacted unless redact is false. "
            "Much cheaper than reading whole files.")
-    def get_symbols(self, ids: IdList, format: OutputFormat = "plain", redact: RedactFlag = True) -> CallToolResult:
+    def get_symbols(self, ids: IdList, format: OutputFormat = "plain", redact: RedactFlag = True,
+                    ctx: Context[Any, Any] | None = None) -> CallToolResult:
         """Each symbol's bytes as they are on disk now (secrets redacted), within `RESULT_BUDGET` tokens."""
-        with self.session.fresh() as ws:
+        with self.session.fresh(Progress(ctx)) as ws:
             wanted = list(dict.fromkeys(ids))
             found: list[Symbol] = []
             missing: list[str] = []
@@ -216,9 +239,10 @@ class Tools:
 
     @_tool("A file's symbols (nested, with lines, tokens and ids), "
            "or a folder's files and subfolders with token totals.")
-    def get_outline(self, path: RepoPath = ".", redact: RedactFlag = True) -> CallToolResult:
+    def get_outline(self, path: RepoPath = ".", redact: RedactFlag = True,
+                    ctx: Context[Any, Any] | None = None) -> CallToolResult:
         """`Workspace.outline`, laid out compactly: a file's tree, or a folder's direct entries."""
-        with self.session.fresh() as ws:
+        with self.session.fresh(Progress(ctx)) as ws:
             rel = self.session.path(path)
             if rel and ws.file(rel) is None and os.path.isfile(fs_path(ws.root, rel)):
                 reason = next((s.reason for s in ws.skipped() if s.path == rel), "not a source file")
@@ -256,9 +280,10 @@ class Tools:
 
     @_tool("What a symbol uses (calls, types, constants), nearest first, with ids and tokens: "
            "the context to fetch with it.")
-    def find_dependencies(self, id: SymbolId, depth: DepthLimit = 1, redact: RedactFlag = True) -> CallToolResult:
+    def find_dependencies(self, id: SymbolId, depth: DepthLimit = 1, redact: RedactFlag = True,
+                          ctx: Context[Any, Any] | None = None) -> CallToolResult:
         """`Workspace.uses`: one line per dependency (distance, id, lines, tokens, ambiguous)."""
-        with self.session.fresh() as ws:
+        with self.session.fresh(Progress(ctx)) as ws:
             target = self.session.symbol(id)
             uses = ws.uses(target.id, depth)
             found = uses.deps
@@ -282,7 +307,7 @@ class Tools:
            "fits a token budget exactly (at most 6000); secrets redacted unless redact is false.")
     def build_bundle(self, ids: BundleIds = None, deps: DepthLimit0 = 0, budget: BudgetLimit = None,
                      format: BundleFormat = "markdown", redact: RedactFlag = True,
-                     diff: DiffRef = None) -> CallToolResult:
+                     diff: DiffRef = None, ctx: Context[Any, Any] | None = None) -> CallToolResult:
         """`Workspace.bundle` fitted so that its text and every note added here stay within the budget.
 
         No budget, or one above `RESULT_BUDGET`, packs to `RESULT_BUDGET` (the most one
@@ -296,7 +321,7 @@ class Tools:
         given = ids or []
         if not given and diff is None:
             raise ToolError("give ids (from search_symbols or get_outline), or diff (a git revision such as HEAD)")
-        with self.session.fresh() as ws:
+        with self.session.fresh(Progress(ctx)) as ws:
             refs = [self.session.symbol(i).id if "::" in i else i for i in given]
             limit = RESULT_BUDGET if budget is None else min(budget, RESULT_BUDGET)
             fixed = ""
@@ -334,9 +359,10 @@ class Tools:
 
     @_tool("The symbols that use this one (mentions resolved by receiver and import), "
            "with the line of each use.")
-    def find_references(self, id: SymbolId, limit: RefLimit = 20, redact: RedactFlag = True) -> CallToolResult:
+    def find_references(self, id: SymbolId, limit: RefLimit = 20, redact: RedactFlag = True,
+                        ctx: Context[Any, Any] | None = None) -> CallToolResult:
         """`Workspace.used_by`, each with the code line of the use (redacted with its symbol, then cut)."""
-        with self.session.fresh() as ws:
+        with self.session.fresh(Progress(ctx)) as ws:
             target = self.session.symbol(id)
             refs = ws.used_by(target.id, limit + 1).references
             shown, more = refs[:limit], len(refs) > limit
@@ -364,9 +390,9 @@ class Tools:
 
     @_tool("Index figures: files, symbols, tokens, languages, when indexed, "
            "files changed since, skipped files by reason.")
-    def index_status(self) -> CallToolResult:
+    def index_status(self, ctx: Context[Any, Any] | None = None) -> CallToolResult:
         """What the index holds and how fresh it is; this call re-indexes changed files first."""
-        with self.session.lock:
+        with self.session.lock, self.session.reporting(Progress(ctx)):
             try:
                 last = self.session.ws.last_indexed()
                 report = self.session.refresh()
@@ -398,14 +424,7 @@ class Tools:
            "every call already picks up changed files.", WRITES_INDEX)
     def reindex(self, ctx: Context[Any, Any], paths: PathList = None) -> CallToolResult:
         """Progress goes to the caller as notifications, ending at the total."""
-        sent: list[tuple[int, int]] = []
-
-        def progress(p: IndexProgress) -> None:
-            step = max(1, p.total // PROGRESS_STEPS)
-            if not cancelled() and (p.done == p.total or p.done % step == 0):
-                sent.append((p.done, p.total))
-                anyio.from_thread.run(ctx.report_progress, p.done, p.total, for_terminal(p.path))
-
+        progress = Progress(ctx)
         with self.session.lock:
             try:
                 ws = self.session.ws
@@ -422,7 +441,7 @@ class Tools:
         if report.cancelled or cancelled():  # the caller is gone: this answer is never read
             raise ToolError(f"reindex cancelled after {report.parsed} files; the index holds what was "
                             "read (call reindex again to finish)")
-        if not sent:  # nothing to read: still tell the caller it is over
+        if not progress.sent:  # nothing to read: still tell the caller it is over
             anyio.from_thread.run(ctx.report_progress, 0, 0, "nothing to re-read")
         data = report_json(ws.location, report)
         return reply(
