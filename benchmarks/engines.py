@@ -215,7 +215,8 @@ ENGINES = {"fts5": Fts5, "tantivy": Tantivy}
 
 
 def _engine(name: str, shape: str, folder: Path) -> Engine:
-    return ENGINES[name](folder, SHAPES[shape])  # type: ignore[no-any-return]
+    engine: Engine = Fts5(folder, SHAPES[shape]) if name == "fts5" else Tantivy(folder, SHAPES[shape])
+    return engine
 
 
 def _load(path: Path) -> list[Doc]:
