@@ -52,14 +52,14 @@ def figures(app: SymscopeApp) -> list[str]:
                      f"{fmt.tokens(s.file_tokens)} tok ({fmt.ratio(s.vs_file_ratio)} smaller)")
     state = app.bundled
     if state.count:
-        s = state.savings
+        s = state.text_savings  # the exact count of the text `c` copies: what every figure shows
         lines.append(
-            f"bundle {state.count} item{'s' if state.count != 1 else ''}: {fmt.tokens(s.tokens)} tok; vs files {fmt.tokens(s.file_tokens)} tok "
-            f"({fmt.ratio(s.vs_file_ratio)}, {fmt.saved(s.vs_file_saved_pct)}); vs repo "
-            f"{fmt.tokens(s.repo_tokens)} tok ({fmt.ratio(s.vs_repo_ratio)}, {fmt.saved(s.vs_repo_saved_pct)})")
-        if state.packing is not None:
-            budget = f" (budget {fmt.tokens(state.packing.budget)})" if state.packing.budget else ""
-            lines.append(f"copied text: {fmt.tokens(state.packing.tokens)} tok{budget}")
+            f"bundle {state.count} item{'s' if state.count != 1 else ''}: {fmt.tokens(s.tokens)} tok "
+            f"(the copied text; code only {fmt.tokens(state.savings.tokens)}); vs files "
+            f"{fmt.tokens(s.file_tokens)} tok ({fmt.ratio(s.vs_file_ratio)}, {fmt.saved(s.vs_file_saved_pct)}); "
+            f"vs repo {fmt.tokens(s.repo_tokens)} tok ({fmt.ratio(s.vs_repo_ratio)}, {fmt.saved(s.vs_repo_saved_pct)})")
+        if state.packing is not None and state.packing.budget:
+            lines.append(f"budget {fmt.tokens(state.packing.budget)}")
     return [for_terminal(line) for line in lines]
 
 

@@ -99,7 +99,10 @@ async def test_gins_bundle_scene_pictures_real_symbols_and_prints_their_savings(
     with Index.open(repo, index_dir=index_dir) as index:
         repo_tokens = index.repo_tokens()
     assert shown[0].startswith("symbol Context.ShouldBindWith: ")
-    assert len(shown) == 3 and shown[1].startswith("bundle ") and shown[2].startswith("copied text: ")
+    assert len(shown) == 2 and shown[1].startswith("bundle ") and "tok (the copied text; code only " in shown[1]
+    # The figure printed is the copied text's exact count, the one the picture's counters show.
+    copied = shown[1].split(": ", 1)[1].split(" tok", 1)[0]
+    assert f"{copied} tok" in text.replace("&#160;", " ")
     # BindJSON, ShouldBindWith and at least one dependency that `D` added.
     assert int(shown[1].split()[1]) >= 3
     assert f"vs repo {repo_tokens:,} tok" in shown[1]
