@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from test_tui_budget import SECRET_IDS, SECRETS_PY
-from tui_support import RecordingApp, settle, until
+from tui_support import RecordingApp, add_symbols, settle, until
 
 from symscope.cli import main as cli
 from symscope.core.bundle import (
@@ -75,14 +75,6 @@ def _cli(index: Index, *args: str, out: Path) -> bytes:
     assert cli.main(["bundle", *args, "--repo", str(index.root), "--index-dir", str(index.index_dir),
                      "--out", str(out)]) == 0
     return out.read_bytes()
-
-
-async def _add(pilot: Any, app: RecordingApp, *ids: str) -> None:
-    for symbol_id in ids:
-        app.current_symbol = app.ws.symbol(symbol_id)
-        await pilot.pause()
-        await pilot.press("a")
-    await settle(pilot)
 
 
 async def _copy(pilot: Any, app: RecordingApp) -> str:
@@ -165,7 +157,7 @@ async def test_the_saved_file_is_byte_identical_to_symscope_bundle(
     budget = 260
     async with gin_app.run_test(size=(160, 44)) as pilot:
         await settle(pilot)
-        await _add(pilot, gin_app, *ids)
+        await add_symbols(pilot, gin_app, *ids)
         gin_app.current_symbol = None
         gin_app.current_path = "routergroup.go"
         await pilot.pause()
@@ -251,9 +243,9 @@ async def test_every_figure_is_the_count_of_what_c_copies_after_every_edit(
         async with app.run_test(size=(200, 50)) as pilot:
             await settle(pilot)
             await pilot.press("b")
-            await _add(pilot, app, SECRET_IDS[1])  # add
+            await add_symbols(pilot, app, SECRET_IDS[1])  # add
             await check()
-            await _add(pilot, app, SECRET_IDS[0], "util.py::other#function")  # add two more
+            await add_symbols(pilot, app, SECRET_IDS[0], "util.py::other#function")  # add two more
             await check()
             app.current_symbol = None
             app.current_path = "util.py"
@@ -326,7 +318,7 @@ async def test_D_adds_dependencies_at_signature_level_and_says_the_delta(
     try:
         async with app.run_test(size=(160, 44)) as pilot:
             await settle(pilot)
-            await _add(pilot, app, symbol_id)
+            await add_symbols(pilot, app, symbol_id)
             before = app.bundled.tokens
             await _deps(pilot, app, symbol_id)
             after = app.bundled.tokens

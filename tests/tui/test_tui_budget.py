@@ -6,7 +6,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from tui_support import RecordingApp, settle, until
+from tui_support import RecordingApp, add_symbols, settle, until
 
 from symscope.core.index import Index
 from symscope.core.tokens import count_tokens
@@ -52,18 +52,10 @@ def _leaks(text: str) -> list[str]:
     return [s for s in (AWS_KEY, GITHUB_TOKEN, PASSWORD, *KEY_LINES) if s in text]
 
 
-async def _add(pilot: Any, app: RecordingApp, *ids: str) -> None:
-    for symbol_id in ids:
-        app.current_symbol = app.ws.symbol(symbol_id)
-        await pilot.pause()
-        await pilot.press("a")
-    await settle(pilot)
-
-
 async def test_setting_a_budget_packs_the_copy_under_it(app: RecordingApp, index: Index) -> None:
     async with app.run_test(size=(160, 44)) as pilot:
         await settle(pilot)
-        await _add(pilot, app, LINK_STORE, RESOLVE, TIME_AGO, CACHE_PUT)
+        await add_symbols(pilot, app, LINK_STORE, RESOLVE, TIME_AGO, CACHE_PUT)
         full = app.bundled.packing
         assert full is not None and full.budget is None and full.reduced == full.dropped == 0
         budget = full.tokens // 2
@@ -113,7 +105,7 @@ async def test_changing_an_items_level_by_hand(app: RecordingApp, index: Index) 
     store = index.symbol(LINK_STORE)
     async with app.run_test(size=(160, 44)) as pilot:
         await settle(pilot)
-        await _add(pilot, app, LINK_STORE)
+        await add_symbols(pilot, app, LINK_STORE)
         await pilot.press("5")
         view = app.query_one(BundleView)
         assert str(view.table.get_row_at(0)[2]) == "full"
@@ -149,7 +141,7 @@ async def test_secrets_are_redacted_by_default_and_one_can_be_kept(
     try:
         async with app.run_test(size=(160, 44)) as pilot:
             await settle(pilot)
-            await _add(pilot, app, *SECRET_IDS)
+            await add_symbols(pilot, app, *SECRET_IDS)
             packing = app.bundled.packing
             assert packing is not None and packing.redacted == 4
             assert "4 secrets redacted" in str(app.query_one(Counters).render())  # before any copy

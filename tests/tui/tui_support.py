@@ -40,6 +40,15 @@ async def settle(pilot: Pilot[Any]) -> None:
         await pilot.pause()
 
 
+async def add_symbols(pilot: Pilot[Any], app: RecordingApp, *ids: str) -> None:
+    """Pick each symbol in turn and press `a` (add to the bundle), then let the workers finish."""
+    for symbol_id in ids:
+        app.current_symbol = app.ws.symbol(symbol_id)
+        await pilot.pause()
+        await pilot.press("a")
+    await settle(pilot)
+
+
 async def search(pilot: Pilot[Any], query: str) -> None:
     """Type `query` into the search box and wait for its results."""
     from symscope.tui.widgets.search import SearchInput
