@@ -84,7 +84,7 @@ class Index:
         self.root = root
         self.index_dir = index_dir
         self.store = store
-        self.searcher = Searcher(store, index_dir / "rank.pickle")
+        self.searcher = Searcher(store, index_dir)
         self._deps: Dependencies | None = None
 
     @classmethod
@@ -140,8 +140,9 @@ class Index:
         self.close()
 
     @property
-    def ranker_path(self) -> Path:
-        return self.index_dir / "rank.pickle"
+    def search_path(self) -> Path:
+        """The term index's folder (`search/termindex.py`)."""
+        return self.searcher.terms.folder
 
     @property
     def is_built(self) -> bool:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import FileResult, IndexProgress, IndexReport, SkippedFile
 from symscope.core.pathnames import escape_name
-from symscope.core.rank import BM25Builder
 from symscope.core.settings import index_fingerprint
 from symscope.core.store import Store
 
@@ -98,7 +97,7 @@ class Indexer:
         self.root = root
         self.store = store
         self.searcher = searcher
-        """Rebuilt at the end of a run that changed the index (None: the caller does it)."""
+        """Synced at the end of a run (None: the caller does it)."""
 
     def update(
         self,
@@ -110,12 +109,10 @@ class Indexer:
         max_files: int | None = MAX_FILES,
         allow_any_root: bool = False,
     ) -> IndexReport:
-        """Index what changed, then rebuild the search data if anything did.
+        """Index what changed, then bring the term index up to it.
 
         The report's `seconds` are the whole job's: walking, parsing, writing and
-        building the search data. The search data is built from the terms counted
-        while the parser processes were busy (a `BM25Builder` of every parsed
-        symbol), so those symbols are not read back.
+        writing the changed files' documents into the term index.
         """
         from symscope.core.walk import check_root, walk  # only indexing needs pathspec
 
@@ -124,6 +121,8 @@ class Indexer:
         self.store.check_writable()  # a read-only index fails here, before any work
         if rebuild:
             self.store.repair_schema()
+            if self.searcher is not None:
+                self.searcher.reset()  # written again from every file's new rows
         fingerprint = index_fingerprint(extractor_fingerprint())
         if self.store.get_meta("fingerprint") != fingerprint and not self._resuming(fingerprint):
             rebuild = True  # queries, tokenizer or term settings changed since this index was built
@@ -155,11 +154,11 @@ class Indexer:
             if early is not None:
                 early.close()
         run.finish(fingerprint, escape_name(str(self.root)))  # SQLite refuses undecodable bytes
-        if self.searcher is not None and not run.cancelled and (
-                run.changed or not self.searcher.ranker_path.exists()):
-            # now, so the next search starts fast (a cancelled run stops here: its caller asked
-            # it to stop, and the next search builds the data for what was committed)
-            self.searcher.rebuild(run.counted if run.changed else None)
+        if self.searcher is not None and not run.cancelled:
+            # now, so the next search starts fast: the term index re-reads the files this run
+            # changed (a cancelled run stops here: its caller asked it to stop, and the next
+            # search writes what was committed)
+            self.searcher.sync(cancelled=cancelled)
         files, symbols, _, _ = self.store.counts()
         report = IndexReport(
             files=files,
@@ -248,7 +247,6 @@ class _Run:
         self.unchanged = 0
         self.cancelled = False
         self.writer = BatchWriter(store)
-        self.counted = BM25Builder()
 
     @property
     def changed(self) -> bool:
@@ -293,8 +291,6 @@ class _Run:
         else:
             self.writer.add(res)
             self.parsed += 1
-            for sym, (_, terms) in zip(res.symbols, res.extras, strict=True):
-                self.counted.add(sym.id, terms.split())
 
     def finish(self, fingerprint: str, root: str) -> None:
         """Drop removed files and record the run, unless it was cancelled midway.

@@ -224,38 +224,46 @@ def _save(path: Path, ids: list[str], hashes: list[str], vecs: NDArray[np.float1
 
 
 class DenseIndex:
-    """The stored vectors, aligned with a ranker's documents (rows of zeros where none)."""
+    """The stored vectors, in their own order; a search maps its candidates onto them."""
 
-    def __init__(self, path: Path, doc_ids: Sequence[str]) -> None:
+    def __init__(self, path: Path) -> None:
         loaded = _load(path)
         self.mtime = path.stat().st_mtime_ns if loaded else 0
-        position = {sym_id: i for i, sym_id in enumerate(doc_ids)}
+        self.ids: list[str] = loaded[0].tolist() if loaded else []
+        self.position = {sym_id: i for i, sym_id in enumerate(self.ids)}
         dim = loaded[2].shape[1] if loaded else 384
-        self.vectors = np.zeros((len(doc_ids), dim), dtype=np.float32)
-        self.has = np.zeros(len(doc_ids), dtype=bool)
-        if loaded:
-            rows = [(position[s], i) for i, s in enumerate(loaded[0].tolist()) if s in position]
-            if rows:
-                docs, src = (np.array(x) for x in zip(*rows, strict=True))
-                self.vectors[docs] = loaded[2][src].astype(np.float32)
-                self.has[docs] = True
+        self.vectors = loaded[2].astype(np.float32) if loaded else np.zeros((0, dim), dtype=np.float32)
 
     def similarities(self, query: str) -> NDArray[np.float32]:
-        """Cosine similarity of every document to the query (0 where a document has no vector)."""
+        """Cosine similarity of every stored vector to the query, in `ids` order."""
+        if not self.ids:
+            return np.zeros(0, dtype=np.float32)
         qvec = Encoder.encode([query])[0]
         out: NDArray[np.float32] = self.vectors @ qvec
         return out
 
+    def nearest(self, sims: NDArray[np.float32], k: int) -> list[str]:
+        """The ids of the `k` most similar symbols."""
+        k = min(k, sims.size)
+        if k <= 0:
+            return []
+        return [self.ids[i] for i in np.argpartition(-sims, k - 1)[:k].tolist()]
 
-def dense_for(index_dir: Path, doc_ids: Sequence[str], cached: DenseIndex | None) -> DenseIndex | None:
+    def aligned(self, sims: NDArray[np.float32], doc_ids: Sequence[str]) -> NDArray[np.float32]:
+        """`sims` for these symbols, in their order (0 for a symbol with no vector)."""
+        at = self.position
+        return np.array([sims[at[i]] if i in at else 0.0 for i in doc_ids], dtype=np.float32)
+
+
+def dense_for(index_dir: Path, cached: DenseIndex | None) -> DenseIndex | None:
     """The dense index stored beside an index, if the extra is installed and vectors exist."""
     path = index_dir / VECTORS_FILE
     with contextlib.suppress(OSError):
         mtime = path.stat().st_mtime_ns
-        if cached is not None and cached.mtime == mtime and len(cached.has) == len(doc_ids):
+        if cached is not None and cached.mtime == mtime:
             return cached
         if available():
-            return DenseIndex(path, doc_ids)
+            return DenseIndex(path)
     return None
 
 

@@ -36,7 +36,7 @@ from symscope.core.errors import (
 from symscope.core.models import FileRecord, Import, SkippedFile, Symbol
 from symscope.core.private import PRIVATE_TMP_PREFIX
 
-SCHEMA_VERSION = 3  # 3: symbols_by_name, so a name given for an id is found without a scan
+SCHEMA_VERSION = 4  # 3: symbols_by_name; 4: search_stale, the files the search index must re-read
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS exports (
     name TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS search_stale (path TEXT PRIMARY KEY);
 """
 
 SYMBOL_COLUMNS = (
@@ -101,7 +102,9 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 #: Names this module and its neighbours keep in an index folder; a folder holding
 #: only these (or nothing) is ours to tighten, one shared with other files is not.
-_OWN_PREFIXES = ("index.sqlite", "rank.", "bundle.", ".bundle-", "semantic.", PRIVATE_TMP_PREFIX)
+_OWN_PREFIXES = ("index.sqlite", "rank.", "bundle.", ".bundle-", "semantic.", PRIVATE_TMP_PREFIX, "search.")
+#: Folders among them (the search index's segments), checked as folders.
+_OWN_DIRS = ("search.tantivy",)
 _OWN_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "rank.pickle", "rank.tmp")
 
 # SQLite primary result codes (https://sqlite.org/rescode.html).
@@ -323,8 +326,10 @@ class Store:
         imports: list[Import],
         exports: Sequence[str] = (),
     ) -> None:
-        """Swap one file's rows for new ones (call inside `transaction`)."""
+        """Swap one file's rows for new ones (call inside `transaction`); the search index
+        re-reads the file at its next sync (`search/termindex.py`)."""
         conn.execute("DELETE FROM files WHERE path=?", (record.path,))
+        conn.execute("INSERT OR IGNORE INTO search_stale(path) VALUES (?)", (record.path,))
         conn.execute("DELETE FROM skipped WHERE path=?", (record.path,))
         conn.execute(
             "INSERT INTO files(path, language, size, mtime_ns, hash, tokens, lines, has_errors) "
@@ -356,6 +361,7 @@ class Store:
     @staticmethod
     def remove_file(conn: sqlite3.Connection, path: str) -> None:
         conn.execute("DELETE FROM files WHERE path=?", (path,))
+        conn.execute("INSERT OR IGNORE INTO search_stale(path) VALUES (?)", (path,))
 
     @staticmethod
     def replace_skipped(conn: sqlite3.Connection, skipped: list[SkippedFile]) -> None:
@@ -603,13 +609,18 @@ def prepare_index_dir(folder: Path) -> None:
             file_st = os.lstat(path)
         except FileNotFoundError:
             continue
-        _check_trusted(path, file_st, "file")
+        _check_trusted(path, file_st, "folder" if name in _OWN_DIRS else "file")
     for name in entries:  # a read-only folder stays as it is; reads still work
         with contextlib.suppress(OSError):
-            _tighten(folder / name, FILE_MODE)
+            _tighten(folder / name, DIR_MODE if name in _OWN_DIRS else FILE_MODE)
     with contextlib.suppress(OSError):
         if stat.S_IMODE(st.st_mode) & 0o077 and _only_ours(folder):
             _tighten(folder, DIR_MODE)
+
+
+def make_private_dir(folder: Path) -> None:
+    """Create `folder` (and missing parents) 0700, for what lives beside the index."""
+    _make_private_dirs(folder)
 
 
 def _make_private_dirs(folder: Path) -> None:

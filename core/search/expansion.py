@@ -1,17 +1,16 @@
 """A query's terms plus the repo's own spellings of them: neighbours, thesaurus, compounds.
 
-`Expander` keeps the repo's sorted vocabulary for the ranking data it last saw.
+The repo's vocabulary is the term index's dictionary (`termindex.py`): each lookup is a
+term or a prefix, never a walk over every term.
 """
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
-import threading
 
 from symscope.core import levers
-from symscope.core.search.rankdata import RankData
+from symscope.core.search.termindex import TermIndex
 from symscope.core.search.scoring import SHORT_QUERY
 from symscope.core.terms import query_terms, stem
 from symscope.core.thesaurus import related_terms
@@ -33,21 +32,15 @@ _NAME_VERBS = frozenset(["find", "show", "get", "gets", "use", "uses"])
 
 
 class Expander:
-    """Query expansion over one index's vocabulary; safe to share between threads."""
+    """Query expansion over one index's vocabulary; holds no state, so threads share it."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._sorted_vocab: list[str] = []
-        self._vocab_data: RankData | None = None
-
-    def expand(self, data: RankData, terms: list[str], query: str) -> tuple[list[str], list[float]]:
+    def expand(self, vocab: TermIndex, terms: list[str], query: str) -> tuple[list[str], list[float]]:
         """The query's terms plus the repo's own spellings of them, with a weight each.
 
         A word the repo never uses tries its nearest spellings there (`randomize` ->
         `random`, `ids` -> `id`); adjacent words also match their joined form
         (`file name` -> `filename`, `read lines` -> `readlines`).
         """
-        vocab = data.bm25.vocab
         words = re.findall(r"[a-z0-9]+", query.lower())
         out = list(dict.fromkeys(terms))
         boosts = [1.0] * len(out)
@@ -68,7 +61,7 @@ class Expander:
                         out.append(one)
                         boosts.append(1.0)
                     continue
-                for near in self.neighbours(data, term):
+                for near in self.neighbours(vocab, term):
                     if near not in out:
                         out.append(near)
                         boosts.append(NEIGHBOUR_WEIGHT)
@@ -97,32 +90,26 @@ class Expander:
                     boosts.append(COMPOUND_WEIGHT)
         return out, boosts
 
-    def neighbours(self, data: RankData, term: str) -> list[str]:
+    def neighbours(self, vocab: TermIndex, term: str) -> list[str]:
         """The repo's commonest term sharing a long prefix with `term` (none if nothing is close)."""
         if not term.isalpha():
             return []
-        if term.endswith("s") and term[:-1] in data.bm25.vocab:
+        if term.endswith("s") and term[:-1] in vocab:
             return [term[:-1]]  # `ids` -> `id`: the stemmer keeps very short words whole
         if len(term) < 5:
             return []
-        with self._lock:
-            if self._vocab_data is not data:
-                self._sorted_vocab = sorted(t for t in data.bm25.vocab if t.isalpha() and len(t) >= 3)
-                self._vocab_data = data
-            words = self._sorted_vocab
         best: tuple[int, str] | None = None
         # the repo's word is a prefix of the query's (`random` for `randomiz`) ...
         for cut in range(len(term) - 1, max(4, (len(term) * 3 + 4) // 5) - 1, -1):
             head = term[:cut]
-            i = bisect.bisect_left(words, head)
-            if i < len(words) and words[i] == head:
-                best = max(best or (0, ""), (data.bm25.df(head), head))
+            if head in vocab:
+                best = max(best or (0, ""), (vocab.df(head), head))
                 break
-        # ... or the query's word is a prefix of the repo's (`concat` for `concatenat`)
-        if best is None and len(term) >= 5:
-            i = bisect.bisect_left(words, term)
-            for cand in words[i : i + 8]:
-                if not cand.startswith(term) or len(cand) > len(term) * 5 // 3 + 1:
-                    continue
-                best = max(best or (0, ""), (data.bm25.df(cand), cand))
+        # ... or the query's word is a prefix of the repo's (`concat` for `concatenat`): among
+        # the first few such words in alphabetical order
+        if best is None:
+            longer = sorted(t for t, _ in vocab.prefixed(term, limit=None) if t.isalpha() and t != term)
+            for cand in longer[:8]:
+                if len(cand) <= len(term) * 5 // 3 + 1:
+                    best = max(best or (0, ""), (vocab.df(cand), cand))
         return [best[1]] if best else []

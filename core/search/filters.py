@@ -1,10 +1,12 @@
-"""The `kind:`, `lang:` and `path:` filters as a mask over the ranking data.
+"""The `kind:`, `lang:` and `path:` filters as a mask over the ranking data (or a test per symbol).
 
 The syntax is read by `query.parse_query`; this applies what it read. Ranked hits and
 abbreviation matches are filtered by the same mask, so no face filters on its own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,3 +29,14 @@ def filter_mask(data: RankData, kind: str | None, language: str | None, path_glo
         paths = np.array([glob_match(p, glob) for p in data.unique_paths], dtype=bool)
         allowed &= paths[data.path_ids]
     return allowed
+
+
+def allows(kind: str | None, language: str | None, path_glob: str | None) -> Callable[[str, str, str], bool]:
+    """The same filters for one symbol at a time, by its path, kind and language."""
+    glob = escape_controls(path_glob) if path_glob else None
+    lang = language.lower() if language else None
+
+    def test(path: str, sym_kind: str, sym_language: str) -> bool:
+        return (not kind or sym_kind == kind) and (not lang or sym_language == lang) \
+            and (glob is None or glob_match(path, glob))
+    return test

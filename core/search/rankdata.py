@@ -1,14 +1,20 @@
-"""`RankData`: the search structures of one index, built from the store and persisted beside it.
+"""`RankData`: what the ranker knows of one search's candidates, read from the store per query.
 
-Built once per index generation and settings fingerprint (`Searcher.data`): BM25 over
-every symbol's terms, exact-name lookup, families (one file's variants of a name), the
-query-independent priors and each definition's heft.
+The candidates come from the term index (`termindex.py`: the BM25 hits and the exact
+names); this adds what their ranking and folding read: the symbols enclosing them (a
+method's class), the public definitions their names re-export, the declarations that
+share their names, and per symbol its family (one file's variants of a name), its
+query-independent prior and its heft. Nothing here is read for the whole repository, so a
+search costs what its candidates cost.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,7 +22,6 @@ from numpy.typing import NDArray
 from symscope.core import levers
 from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.models import CALLABLE_KINDS
-from symscope.core.rank import BM25Builder, SparseBM25
 from symscope.core.search.paths import (
     DECLARATION_FILE,
     HEADER_FILE,
@@ -26,7 +31,8 @@ from symscope.core.search.paths import (
 )
 from symscope.core.settings import DEFAULTS
 from symscope.core.store import Store
-from symscope.core.terms import compact, split_identifier, stem
+from symscope.core.search.termindex import TermIndex
+from symscope.core.terms import split_identifier, stem
 
 VENDORED_PRIOR = DEFAULTS.vendored_prior
 #: A top-level definition whose name a package entry file re-exports (the public API)...
@@ -48,14 +54,20 @@ PRIVATE_PRIOR = DEFAULTS.private_prior
 _RESTRICTED = re.compile(r"^\s*(?:pub\s*\((?:crate|super|self|in\b)[^)]*\)|private\b|internal\b|fileprivate\b)")
 #: An exact name's definition in a declaration file counts this share of its substance.
 DECLARATION_PRIOR = DEFAULTS.declaration_prior
-#: Symbols whose terms are read back from the store at a time, when building.
-TERMS_BATCH = 500
+#: Rows read from the store per query (SQLite's default limit of bound parameters is 999).
+READ_BATCH = 900
+#: Enclosing symbols followed up at most this far.
+MAX_DEPTH = 32
+_COLUMNS = ("rowid, id, path, ord, kind, language, name, norm_hash, qualname, signature, parent_id, "
+            "end_line - start_line + 1")
 
 
 @dataclass(slots=True)
 class RankData:
-    """The search structures, persisted beside the SQLite file."""
+    """The candidates of one search (and the symbols around them), in index order (path, ord)."""
 
+    rows: list[int]
+    """Each document's row in the store's `symbols` table (the term index's `row`)."""
     ids: list[str]
     paths: list[str]
     names: list[str]
@@ -66,14 +78,11 @@ class RankData:
     unique_paths: list[str]
     auxiliary: NDArray[np.bool_]
     file_sizes: NDArray[np.int64]
-    """How many symbols each file in `unique_paths` holds."""
-    bm25: SparseBM25
-    exact: dict[str, list[int]]
-    """A name or qualified name with case, `_` and `.` removed -> the symbols that have it."""
+    """How many symbols each file in `unique_paths` holds (all of them, not only candidates)."""
     qualnames: list[str]
     family: NDArray[np.int32]
     """Symbols of one family (overloads, accessors, cfg variants, a prototype and its
-    definition, implementations of one interface method) share a number: one hit shows them."""
+    definition) share a number: one hit shows them."""
     prior: NDArray[np.float32]
     """Query-independent factor: widely referenced and re-exported (public API) definitions up,
     private and bundled third-party ones down (see `_priors`)."""
@@ -87,94 +96,122 @@ class RankData:
     Times the prior, its substance: how much it looks like the main definition of its name,
     which orders several definitions of the name a query spells exactly."""
 
+    def position(self) -> dict[int, int]:
+        """Store row -> document."""
+        return {row: doc for doc, row in enumerate(self.rows)}
 
-def build_rank_data(store: Store, counted: BM25Builder | None = None) -> RankData:
-    """The ranking data of the symbols in `store` now.
 
-    Args:
-        counted: Documents already counted by the indexer while parser processes
-            worked; only the others are read back from the store.
-    """
-    builder = counted if counted is not None else BM25Builder()
-    ids: list[str] = []
-    paths: list[str] = []
-    names: list[str] = []
-    norm_hashes: list[str] = []
-    qualnames: list[str] = []
-    kinds: list[str] = []
-    languages: list[str] = []
-    signatures: list[str] = []
-    parent_ids: list[str | None] = []
-    lines: list[int] = []
-    rows = store.query(
-        "SELECT id, path, kind, language, name, norm_hash, qualname, signature, parent_id, "
-        "end_line - start_line + 1 FROM symbols ORDER BY path, ord"
-    )
-    for sym_id, path, kind, language, name, norm_hash, qualname, signature, parent_id, size in rows:
-        parent_ids.append(parent_id)
-        lines.append(size)
-        qualnames.append(qualname)
-        signatures.append(signature)
-        ids.append(sym_id)
-        paths.append(path)
-        kinds.append(kind)
-        languages.append(language)
-        names.append(name)
-        norm_hashes.append(norm_hash)
-    missing = [i for i in ids if i not in builder]
-    for start in range(0, len(missing), TERMS_BATCH):  # bounded memory on big repos
-        chunk = missing[start : start + TERMS_BATCH]
+def candidate_data(store: Store, terms: TermIndex, rows: list[int], exported: set[str],
+                   extra_ids: Sequence[str] = ()) -> RankData:
+    """The ranking data of the candidates `rows` (store rows) and `extra_ids` (the embeddings'
+    nearest symbols, by id), with what their ranking reads."""
+    found: dict[int, tuple[Any, ...]] = {}
+    _read(store, "rowid", rows, found)
+    if extra_ids:
+        _read(store, "id", list(extra_ids), found)
+    by_id = {r[1]: r for r in found.values()}
+    wanted = {r[10] for r in found.values() if r[10] and r[10] not in by_id}
+    for _ in range(MAX_DEPTH):  # the symbols enclosing them, up to the file's top
+        if not wanted:
+            break
+        got = _read(store, "id", sorted(wanted), found)
+        by_id.update((r[1], r) for r in got)
+        wanted = {r[10] for r in got if r[10] and r[10] not in by_id}
+    public = levers.on("public") and exported
+    names = {r[6] for r in found.values() if r[10] and r[6] in exported} if public else set()
+    declared = {r[6] for r in found.values() if _declared(r[2], r[9], r[11])}
+    if names or declared:  # re-exported definitions, and the definitions of declared names
+        _read(store, "name", sorted(names | declared), found)
+    ordered = sorted(found.values(), key=lambda r: (r[2], r[3]))
+    return _build(store, terms, ordered, exported if public else set())
+
+
+def _read(store: Store, column: str, keys: list[Any], into: dict[int, tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for start in range(0, len(keys), READ_BATCH):
+        chunk = keys[start : start + READ_BATCH]
         marks = ",".join("?" * len(chunk))
-        for sym_id, terms in store.query(
-            f"SELECT id, terms FROM symbols WHERE id IN ({marks})", chunk
-        ):
-            builder.add(sym_id, terms.split())
+        for row in store.query(f"SELECT {_COLUMNS} FROM symbols WHERE {column} IN ({marks})", chunk):
+            if row[0] not in into:
+                into[row[0]] = row
+                out.append(row)
+    return out
+
+
+def _declared(path: str, signature: str, lines: int) -> bool:
+    return bool(DECLARATION_FILE.search(path)) or (bool(HEADER_FILE.search(path))
+                                                    and lines <= signature.count("\n") + 1)
+
+
+def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], exported: set[str]) -> RankData:
+    rows = [r[0] for r in ordered]
+    ids = [r[1] for r in ordered]
+    paths = [r[2] for r in ordered]
+    kinds = [r[4] for r in ordered]
+    names = [r[6] for r in ordered]
+    qualnames = [r[8] for r in ordered]
+    signatures = [r[9] for r in ordered]
+    parent_ids = [r[10] for r in ordered]
+    lines = [r[11] for r in ordered]
     unique_paths = sorted(set(paths))
     path_index = {p: i for i, p in enumerate(unique_paths)}
-    soft = levers.on("softlen")
-    bm25 = builder.build(ids, length_power=LENGTH_POWER if soft else None,
-                         soft_docs=np.array([k in CALLABLE_KINDS for k in kinds], dtype=bool) if soft else None)
+    path_ids = np.array([path_index[p] for p in paths], dtype=np.int32)
+    sizes = dict(_file_sizes(store, unique_paths))
     position = {sym_id: doc for doc, sym_id in enumerate(ids)}
     top_level = [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)]
-    exported = store.exported_names() if levers.on("public") else set()
-    path_ids = np.array([path_index[p] for p in paths], dtype=np.int32)
-    # judged once per file, then per symbol for inline test modules
-    auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids]
+    auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids] if paths \
+        else np.zeros(0, dtype=bool)
     auxiliary |= np.array([in_test_module(q, k) for q, k in zip(qualnames, kinds, strict=True)], dtype=bool)
-    data = RankData(
+    return RankData(
+        rows=rows,
         ids=ids,
         paths=paths,
         names=names,
-        norm_hashes=norm_hashes,
+        norm_hashes=[r[7] for r in ordered],
         kinds=np.array(kinds, dtype=object),
-        languages=np.array(languages, dtype=object),
+        languages=np.array([r[5] for r in ordered], dtype=object),
         path_ids=path_ids,
         unique_paths=unique_paths,
         auxiliary=auxiliary,
-        file_sizes=np.bincount(path_ids, minlength=len(unique_paths)).astype(np.int64),
-        bm25=bm25,
-        exact=_exact_names(names, qualnames, paths),
+        file_sizes=np.array([sizes.get(p, 1) for p in unique_paths], dtype=np.int64),
         qualnames=qualnames,
         family=_families(qualnames, kinds, paths, _declarations(paths, signatures, lines), auxiliary.tolist()),
-        prior=_priors(bm25, names, paths, top_level, exported),
+        prior=_priors(terms, names, paths, top_level, exported),
         parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
         public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
         heft=_heft(signatures, lines, paths),
     )
-    return data
 
-def _exact_names(names: list[str], qualnames: list[str], paths: list[str]) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = {}
-    exports = levers.on("exports")
-    for doc, (name, qual) in enumerate(zip(names, qualnames, strict=True)):
-        keys = [compact(name), compact(qual)]
-        if exports and qual.startswith(("module.exports.", "exports.")):
-            # `module.exports.load` in settings.js is `settings.load` to its readers
-            stem_name = paths[doc].rsplit("/", 1)[-1].split(".", 1)[0]
-            keys.append(compact(f"{stem_name}.{name}"))
-        for key in dict.fromkeys(keys):
-            if key:
-                out.setdefault(key, []).append(doc)
+
+def softened_bm25(store: Store, rows: list[int], lengths: NDArray[np.float64], weights: dict[str, float],
+                  avgdl: float) -> NDArray[np.float32]:
+    """BM25 of these symbols (store rows, with their bag lengths) with softened length
+    normalisation (`LENGTH_POWER`), from their stored terms; `weights` are each term's
+    query weight x IDF. Only a sentence's callable candidates get here."""
+    k1, b = DEFAULTS.k1, DEFAULTS.b
+    words = re.compile(r"(?<!\S)(" + "|".join(re.escape(t) for t in sorted(weights, key=len, reverse=True))
+                       + r")(?!\S)")
+    bags: dict[int, str] = {}
+    for start in range(0, len(rows), READ_BATCH):
+        chunk = rows[start : start + READ_BATCH]
+        marks = ",".join("?" * len(chunk))
+        bags.update(store.query(f"SELECT rowid, terms FROM symbols WHERE rowid IN ({marks})", chunk))
+    norm = k1 * (1 - b + b * (avgdl * (np.maximum(lengths, 1.0) / avgdl) ** LENGTH_POWER) / avgdl)
+    out = np.zeros(len(rows), dtype=np.float32)
+    for i, row in enumerate(rows):
+        counts: dict[str, int] = {}
+        for term in words.findall(bags.get(row, "")):
+            counts[term] = counts.get(term, 0) + 1
+        out[i] = sum(weights[t] * tf * (k1 + 1) / (tf + norm[i]) for t, tf in counts.items())
+    return out
+
+
+def _file_sizes(store: Store, paths: list[str]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    for start in range(0, len(paths), READ_BATCH):
+        chunk = paths[start : start + READ_BATCH]
+        marks = ",".join("?" * len(chunk))
+        out += store.query(f"SELECT path, count(*) FROM symbols WHERE path IN ({marks}) GROUP BY path", chunk)
     return out
 
 
@@ -224,20 +261,19 @@ def _declarations(paths: list[str], signatures: list[str], lines: list[int]) -> 
 
 
 def _priors(
-    bm25: SparseBM25, names: list[str], paths: list[str], public: list[bool], exported: set[str]
+    terms: TermIndex, names: list[str], paths: list[str], public: list[bool], exported: set[str]
 ) -> NDArray[np.float32]:
     """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
     bundled third-party code (`deps/`) further down, and a top-level definition under a name
     a package entry file re-exports (its public API: `sympy.gcd`, not `Monomial.gcd`) up."""
     out = np.ones(len(names), dtype=np.float32)
-    n = max(len(names), 2)
+    n = max(terms.size, 2)
     scale = REFERENCE_PRIOR / float(np.log1p(n))
     for doc, name in enumerate(names):
-        parts = split_identifier(name)
-        if not parts:
+        key = _reference_term(name)
+        if key is None:
             continue
-        key = name.lower().replace("_", "") if len(parts) > 1 else stem(parts[0])
-        out[doc] += scale * float(np.log1p(bm25.df(key)))
+        out[doc] += scale * float(np.log1p(terms.df(key)))
         if name.startswith(("_", "#")) and not name.startswith("__"):
             out[doc] *= PRIVATE_PRIOR
     if exported:
@@ -248,6 +284,15 @@ def _priors(
     if levers.on("vendored"):
         out[docs_in(paths, is_vendored)] *= VENDORED_PRIOR
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _reference_term(name: str) -> str | None:
+    """The term a reference to `name` leaves in other symbols' bags (its whole name, or its stem)."""
+    parts = split_identifier(name)
+    if not parts:
+        return None
+    return name.lower().replace("_", "") if len(parts) > 1 else stem(parts[0])
 
 
 def _heft(signatures: list[str], lines: list[int], paths: list[str]) -> NDArray[np.float32]:

@@ -1,14 +1,14 @@
-"""`Searcher`: the ranking data of one index, and every search that reads it.
+"""`Searcher`: every search of one index, over its term index and its store.
 
-The ranking data is persisted beside the SQLite file (`rank.pickle`) and tagged
-with the index's generation, a counter every index run bumps in any process, and the
-fingerprint of the `RankSettings` it was built with. A searcher re-checks both before
-each search, so an index updated by another process (a shell's `symscope index` under
-an open TUI) is picked up, and data built with a lever off never answers a default search.
-
-A search runs: filters (`filters.py`), BM25 with the query's expansions (`expansion.py`),
-score adjustments (`scoring.py`), the optional embedding fusion (`fusion.py`), folding
-(`folding.py`), then abbreviations for a one-word query that found little (`abbreviations.py`).
+A search runs in two stages. The candidate stage asks the term index (`termindex.py`, on
+tantivy) for the best few hundred symbols by BM25 for the query's terms and expansions
+(`expansion.py`) under its filters, and for the symbols the query names exactly. The
+ranker then reads what it needs of those candidates from the store (`rankdata.py`) and
+re-ranks them: score adjustments (`scoring.py`), the optional embedding fusion
+(`fusion.py`), folding (`folding.py`), then abbreviations for a one-word query that
+found little (`abbreviations.py`). Nothing is built or loaded for the whole repository,
+so a search costs what its candidates cost, and an index changed by another process (a
+shell's `symscope index` under an open TUI) is seen at the next search.
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core import levers
-from symscope.core.errors import BadQueryError, StaleSettingsError
-from symscope.core.models import SearchHit
-from symscope.core.rank import BM25Builder, load_ranker, save_ranker
+from symscope.core.errors import BadQueryError, IndexAccessError, StaleSettingsError
+from symscope.core.models import CALLABLE_KINDS, SearchHit
+from symscope.core.pathnames import escape_controls
 from symscope.core.search.abbreviations import Abbreviations
 from symscope.core.search.expansion import Expander
-from symscope.core.search.filters import filter_mask
+from symscope.core.search.filters import allows, filter_mask
 from symscope.core.search.folding import pick
-from symscope.core.search.fusion import fuse
-from symscope.core.search.rankdata import RankData, build_rank_data
+from symscope.core.search.fusion import DENSE_DEPTH, fuse
+from symscope.core.search.rankdata import RankData, candidate_data, softened_bm25
 from symscope.core.search.scoring import (
     AUX_PENALTY,
     RERANK_DEPTH,
@@ -43,56 +43,72 @@ from symscope.core.search.scoring import (
     query_asks_aux,
     with_file_context,
 )
-from symscope.core.settings import current, terms_match
+from symscope.core.search.termindex import Hit, TermIndex, glob_regex, path_key
+from symscope.core.settings import terms_match
 from symscope.core.store import Store
 from symscope.core.terms import compact, query_terms
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from symscope.core.semantic import DenseIndex
+
+#: BM25 candidates asked of the term index, as a multiple of the ranker's re-rank depth: the
+#: re-rank changes scores (file context, softened length normalisation for a sentence), so
+#: a few more than it keeps must be looked at.
+CANDIDATE_FACTOR = 2
+#: ... for a sentence, whose softened length normalisation reorders the most.
+SENTENCE_FACTOR = 3
+#: Symbols the query names exactly, looked at most.
+EXACT_LIMIT = 2000
 
 
 class Searcher:
     """Ranks an index's symbols; safe to share between the UI thread and a worker."""
 
-    def __init__(self, store: Store, ranker_path: Path) -> None:
+    def __init__(self, store: Store, index_dir: Path) -> None:
         self.store = store
-        self.ranker_path = ranker_path
-        self._data: RankData | None = None
-        self._generation = -1
-        self._fingerprint = ""
+        self.index_dir = index_dir
+        self.terms = TermIndex(index_dir, store)
         self._lock = threading.Lock()
         self._expander = Expander()
         self._abbreviations = Abbreviations()
-        self._dense: tuple[RankData, DenseIndex] | None = None
+        self._exported: tuple[int, set[str]] = (-1, set())
+        self._dense: DenseIndex | None = None
 
     def invalidate(self) -> None:
-        """Forget the loaded data (the next search reloads or rebuilds it)."""
+        """Forget what is cached (the next search reads the index afresh)."""
         with self._lock:
-            self._data = None
+            self._exported = (-1, set())
+            self._dense = None
+        self.terms.forget()
 
-    def data(self) -> RankData:
-        """The ranking data for the index's current generation and settings: cached, loaded or built.
+    def sync(self, progress: Callable[[int, int], None] | None = None,
+             cancelled: Callable[[], bool] | None = None) -> int:
+        """Bring the term index up to the store (after an index run, or one interrupted)."""
+        return self.terms.sync(progress, cancelled)
+
+    def reset(self) -> None:
+        """Drop the term index (a rebuild writes it again)."""
+        self.terms.reset()
+
+    def ready(self) -> TermIndex:
+        """The term index, synced first if files changed since (and it can be written).
 
         Raises:
-            UnknownLeverError: `SYMSCOPE_SEARCH_OFF` names no lever.
             StaleSettingsError: the index's stored terms were built under other settings.
         """
-        generation = self.store.generation()
-        fingerprint = current().fingerprint()
-        with self._lock:
-            if self._data is not None and (self._generation, self._fingerprint) == (generation, fingerprint):
-                return self._data
-            self._check_terms()
-            loaded = load_ranker(self.ranker_path, generation, fingerprint)
-            data = loaded if isinstance(loaded, RankData) else None
-            if data is None:
-                data = self._build(None, generation)
-            self._data, self._generation, self._fingerprint = data, generation, fingerprint
-            return data
+        self._check_terms()
+        if self.terms.stale():
+            # A read-only copy, or another process syncing now: search what is written.
+            with contextlib.suppress(OSError, ValueError, IndexAccessError):
+                self.terms.sync()
+        self.terms.refresh()
+        return self.terms
 
     def _check_terms(self) -> None:
-        """Refuse terms an index run stored under other settings (a lever off): rebuilding the
-        ranker from them would answer as if that lever were still off."""
+        """Refuse terms an index run stored under other settings (a lever off): searching them
+        would answer as if that lever were still off."""
         stored = self.store.get_meta("fingerprint")
         if self.store.get_meta("indexed_at") is None or stored is None:
             return  # never completed: nothing to mistake for a default index
@@ -101,23 +117,13 @@ class Searcher:
                 "the index was built with other search settings (SYMSCOPE_SEARCH_OFF); "
                 "run `symscope index` to rebuild it")
 
-    def rebuild(self, counted: BM25Builder | None = None) -> None:
-        """Build and persist the data now (after an index run), so the next search starts fast.
-
-        Args:
-            counted: Documents already counted by the indexer while parser processes
-                worked; only the others are read back from the store.
-        """
+    def exported(self) -> set[str]:
+        """Every name a package entry file re-exports, read once per generation."""
         generation = self.store.generation()
         with self._lock:
-            self._data = self._build(counted, generation)
-            self._generation, self._fingerprint = generation, current().fingerprint()
-
-    def _build(self, counted: BM25Builder | None, generation: int) -> RankData:
-        data = build_rank_data(self.store, counted)
-        with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
-            save_ranker(self.ranker_path, generation, data, current().fingerprint())
-        return data
+            if self._exported[0] != generation:
+                self._exported = (generation, self.store.exported_names())
+            return self._exported[1]
 
     def search(
         self,
@@ -139,59 +145,78 @@ class Searcher:
         typed = query_terms(query)
         if not typed:
             raise BadQueryError(f"query {query!r} has no searchable words")
-        data = self.data()
-        if not data.ids:
+        terms = self.ready()
+        if not terms.size:
             return []
-        filters = filter_mask(data, kind, language, path_glob)
-        hits = self._ranked(data, query, typed, limit, filters, path_glob)
-        return self._abbreviations.extend(self.store, data, hits, query, filters, limit)
+        hits = self._ranked(terms, query, typed, limit, kind, language, path_glob)
+        return self._abbreviations.extend(self.store, hits, query, allows(kind, language, path_glob), limit)
 
     def abbreviation_names(self) -> int:
-        """Prepare the names abbreviations match (a face calls this ahead of the first query,
-        off its UI thread); returns how many symbols there are."""
-        return len(self._abbreviations.names(self.data()))
+        """Open the term index ahead of the first query (a face calls this off its UI thread);
+        returns how many symbols there are."""
+        return self.ready().size
 
     def _ranked(
         self,
-        data: RankData,
+        ti: TermIndex,
         query: str,
         typed: list[str],
         limit: int,
-        filters: NDArray[np.bool_],
+        kind: str | None,
+        language: str | None,
         path_glob: str | None,
     ) -> list[SearchHit]:
         """The ranker's own hits, best first, copies folded."""
         sentence = len(set(typed)) > SHORT_QUERY
-        terms, boosts = self._expander.expand(data, typed, query)
-        # A sentence describes what a definition does, and the one that does it is often long;
-        # a keyword query names something, and keeps BM25's usual preference for the concise.
-        scores = data.bm25.get_scores(terms, boosts, soft=sentence)
-        dense = self._dense_index(data) if len(re.findall(r"[A-Za-z]{2,}", query)) >= 2 else None
+        terms, boosts = self._expander.expand(ti, typed, query)
+        weights: dict[str, float] = {}
+        for term, boost in zip(terms, boosts, strict=True):
+            weights[term] = weights.get(term, 0.0) + boost * ti.idf(term)
+        asks_aux = query_asks_aux(query)
+        penalised = not path_glob and not asks_aux
+        want = max(limit * 8 + 20, RERANK_DEPTH)
+        depth = want * (SENTENCE_FACTOR if sentence else CANDIDATE_FACTOR)
+        where = {"kind": kind, "language": language,
+                 "path_regex": glob_regex(escape_controls(path_glob)) if path_glob else None}
+        if penalised:  # test and example code keeps a share of its score: fewer of it can rise
+            found = ti.top(weights, depth, aux=False, **where) + ti.top(weights, want, aux=True, **where)
+        else:
+            found = ti.top(weights, depth, **where)
+        whole = compact(query)
+        named_rows = ti.top(weights, EXACT_LIMIT, key=whole, exports=levers.on("exports"), **where) \
+            if whole else []
+        by_row: dict[int, Hit] = {h.row: h for h in found}
+        by_row.update((h.row, h) for h in named_rows)
+        dense = self._dense_index() if len(re.findall(r"[A-Za-z]{2,}", query)) >= 2 else None
+        sims_all = dense.similarities(query) if dense is not None else None
+        near_ids = dense.nearest(sims_all, DENSE_DEPTH * 4) if dense is not None and sims_all is not None else []
+        data = candidate_data(self.store, ti, list(by_row), self.exported(), extra_ids=near_ids)
+        if not data.rows:
+            return []
+        scores, matched = self._scores(data, by_row, ti, sentence, weights, self.store)
         if sentence and dense is None and levers.on("filecontext"):
             # (the hybrid's embeddings already read the query as a whole: measured, this lift
             # only distorted the BM25 share of the fused score there)
             scores = with_file_context(data, scores)
-        # A term in exactly half the symbols weighs zero in Okapi BM25 (tiny repos): a symbol
-        # holding a query word is still a result, ranked after those with weight.
-        mask = ((scores > 0) | data.bm25.matches(terms)) & filters
-        asks_aux = query_asks_aux(query)
-        if not path_glob and not asks_aux:
-            scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores)
+        filters = filter_mask(data, kind, language, path_glob)
+        mask = matched & filters
+        if penalised:
+            scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores).astype(np.float32)
         candidates = np.flatnonzero(mask)
         if candidates.size == 0 and dense is None:
             return []
-        want = min(candidates.size, max(limit * 8 + 20, RERANK_DEPTH))
+        want = min(candidates.size, want)
         top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]] if want else candidates
         # A query that is exactly a symbol's name (or qualified name) means that symbol, however
         # long its body: it is a candidate even below the BM25 cut, and it ranks first.
-        exact = np.zeros(len(data.ids), dtype=bool)
-        miscased = np.zeros(len(data.ids), dtype=bool)
-        respelled = np.zeros(len(data.ids), dtype=bool)
-        member = np.zeros(len(data.ids), dtype=bool)
-        penalised = not path_glob and not asks_aux
-        whole = compact(query)
-        named = [d for d in data.exact.get(whole, ())
-                 if mask[d] and not (penalised and data.auxiliary[d])]
+        n = len(data.ids)
+        exact = np.zeros(n, dtype=bool)
+        miscased = np.zeros(n, dtype=bool)
+        respelled = np.zeros(n, dtype=bool)
+        member = np.zeros(n, dtype=bool)
+        exact_rows = {h.row for h in named_rows}
+        named = [d for d, row in enumerate(data.rows)
+                 if row in exact_rows and mask[d] and not (penalised and data.auxiliary[d])]
         if named:
             exact[named] = True
             if levers.on("exactcase"):  # `Poly` means the class Poly before the function poly
@@ -212,9 +237,9 @@ class Searcher:
         scores[top] *= kind_prior(data.kinds[top], sentence)
         if levers.on("apifirst") and not named:
             top = public_first(data, top, scores, filters)
-        if dense is not None and not named:  # the `semantic` extra: BM25 fused with embeddings
-            top, scores = fuse(data, dense.similarities(query), scores, top, filters,
-                                None if path_glob or asks_aux else data.auxiliary, typed, query)
+        if dense is not None and sims_all is not None and not named:  # the `semantic` extra
+            top, scores = fuse(data, dense.aligned(sims_all, data.ids), scores, top, filters,
+                               None if not penalised else data.auxiliary, typed, query)
         # exact names (the typed case before other cases of the same letters, the typed
         # spelling before other separators, a top-level definition before members of the same
         # name, then the main definition of the name before shims and mocks), score, index order
@@ -224,23 +249,54 @@ class Searcher:
                               ~exact[top]))]
         return pick(self.store, data, top, scores, limit, penalised, exact)
 
-    def _dense_index(self, data: RankData) -> DenseIndex | None:
-        """The stored embeddings aligned with `data`, when the `semantic` extra made some."""
-        if not (self.ranker_path.parent / "semantic.npz").exists():
+    @staticmethod
+    def _scores(data: RankData, by_row: dict[int, Hit], ti: TermIndex, sentence: bool,
+                weights: dict[str, float], store: Store | None = None,
+                ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        """Each document's BM25 score, and whether it holds a query term at all (a term in
+        exactly half the symbols weighs zero: a symbol holding it is still a result)."""
+        n = len(data.rows)
+        scores = np.zeros(n, dtype=np.float32)
+        matched = np.zeros(n, dtype=bool)
+        lengths = np.zeros(n, dtype=np.float64)
+        for doc, row in enumerate(data.rows):
+            hit = by_row.get(row)
+            if hit is not None and hit.pathkey == path_key(data.paths[doc]):
+                scores[doc] = hit.score
+                matched[doc] = True
+                lengths[doc] = hit.length
+        avg = ti.avg_length()
+        if sentence and levers.on("softlen") and avg > 0 and store is not None:
+            # A sentence describes what a definition does, and the one that does it is often
+            # long: a function's length counts as avgdl x (length / avgdl) ** LENGTH_POWER.
+            # Its score is recomputed from its stored terms (the term index scores by the
+            # plain length).
+            soft = np.flatnonzero(matched & np.isin(data.kinds, list(CALLABLE_KINDS)))
+            scores[soft] = softened_bm25(store, [data.rows[d] for d in soft.tolist()], lengths[soft],
+                                         weights, avg)
+        return scores, matched
+
+    def _dense_index(self) -> DenseIndex | None:
+        """The stored embeddings, when the `semantic` extra made some."""
+        if not (self.index_dir / "semantic.npz").exists():
             return None  # the default install: semantic.py is never imported
         from symscope.core.semantic import dense_for
 
         with self._lock:
-            cached = self._dense[1] if self._dense is not None and self._dense[0] is data else None
-            dense = dense_for(self.ranker_path.parent, data.ids, cached)
-            self._dense = (data, dense) if dense is not None else None
-        return dense
+            self._dense = dense_for(self.index_dir, self._dense)
+            return self._dense
 
     def mentioning(self, name: str) -> list[str]:
         """IDs of the symbols whose search terms include `name`'s term: reference candidates."""
         parts = query_terms(name)
-        data = self.data()
-        if not parts or not data.ids:
+        if not parts:
             return []
+        ti = self.ready()
         term = parts[-1] if len(parts) == 1 else name.lower().replace("_", "")
-        return [data.ids[d] for d in data.bm25.documents_with(term).tolist()]
+        rows = ti.with_term(term)
+        found: list[tuple[str, int, str]] = []
+        for start in range(0, len(rows), 900):
+            chunk = rows[start : start + 900]
+            marks = ",".join("?" * len(chunk))
+            found += self.store.query(f"SELECT path, ord, id FROM symbols WHERE rowid IN ({marks})", chunk)
+        return [sym_id for _, _, sym_id in sorted(found)]
