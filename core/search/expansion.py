@@ -10,8 +10,8 @@ import itertools
 import re
 
 from symscope.core import levers
-from symscope.core.search.termindex import TermIndex
 from symscope.core.search.scoring import SHORT_QUERY
+from symscope.core.search.termindex import TermIndex
 from symscope.core.terms import query_terms, stem
 from symscope.core.thesaurus import related_terms
 

@@ -26,12 +26,11 @@ from symscope.core.search.paths import (
     DECLARATION_FILE,
     HEADER_FILE,
     PRIVATE_PATH,
-    docs_in,
     is_vendored,
 )
+from symscope.core.search.termindex import TermIndex
 from symscope.core.settings import DEFAULTS
 from symscope.core.store import Store
-from symscope.core.search.termindex import TermIndex
 from symscope.core.terms import split_identifier, stem
 
 VENDORED_PRIOR = DEFAULTS.vendored_prior
@@ -101,12 +100,39 @@ class RankData:
         return {row: doc for doc, row in enumerate(self.rows)}
 
 
+class RowCache:
+    """Store rows already read, and files' symbol counts, for one index generation: a warm
+    process re-ranks the candidates it saw before without reading them again. Bounded."""
+
+    LIMIT = 200_000
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self.rows: dict[int, tuple[Any, ...]] = {}
+        self.sizes: dict[str, int] = {}
+
+    def at(self, generation: int) -> RowCache:
+        """This cache, emptied if the index changed since (or it grew past `LIMIT`)."""
+        if generation != self.generation or len(self.rows) > self.LIMIT or len(self.sizes) > self.LIMIT:
+            self.rows, self.sizes, self.generation = {}, {}, generation
+        return self
+
+
 def candidate_data(store: Store, terms: TermIndex, rows: list[int], exported: set[str],
-                   extra_ids: Sequence[str] = ()) -> RankData:
+                   extra_ids: Sequence[str] = (), cache: RowCache | None = None) -> RankData:
     """The ranking data of the candidates `rows` (store rows) and `extra_ids` (the embeddings'
     nearest symbols, by id), with what their ranking reads."""
+    cache = cache if cache is not None else RowCache()
     found: dict[int, tuple[Any, ...]] = {}
-    _read(store, "rowid", rows, found)
+    missing = []
+    for row in rows:
+        got = cache.rows.get(row)
+        if got is None:
+            missing.append(row)
+        else:
+            found[row] = got
+    for got in _read(store, "rowid", missing, found):
+        cache.rows[got[0]] = got
     if extra_ids:
         _read(store, "id", list(extra_ids), found)
     by_id = {r[1]: r for r in found.values()}
@@ -123,7 +149,7 @@ def candidate_data(store: Store, terms: TermIndex, rows: list[int], exported: se
     if names or declared:  # re-exported definitions, and the definitions of declared names
         _read(store, "name", sorted(names | declared), found)
     ordered = sorted(found.values(), key=lambda r: (r[2], r[3]))
-    return _build(store, terms, ordered, exported if public else set())
+    return _build(store, terms, ordered, exported if public else set(), cache)
 
 
 def _read(store: Store, column: str, keys: list[Any], into: dict[int, tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -138,12 +164,29 @@ def _read(store: Store, column: str, keys: list[Any], into: dict[int, tuple[Any,
     return out
 
 
+@functools.lru_cache(maxsize=65536)
+def _path_facts(path: str) -> tuple[bool, bool, bool, bool, bool]:
+    """(auxiliary, declaration file, header, private path, vendored): judged once per path."""
+    return (is_auxiliary(path), bool(DECLARATION_FILE.search(path)), bool(HEADER_FILE.search(path)),
+            bool(PRIVATE_PATH.search(path)), is_vendored(path))
+
+
+@functools.lru_cache(maxsize=131072)
+def _static(path: str, signature: str, lines: int) -> tuple[bool, float]:
+    """Whether a symbol only declares (`_declarations`), and its heft (`RankData.heft`)."""
+    _, declaration, header, _, _ = _path_facts(path)
+    declared = declaration or (header and lines <= signature.count("\n") + 1)
+    heft = (PRIVATE_PRIOR if _RESTRICTED.match(signature) else 1.0) \
+        * (DECLARATION_PRIOR if declaration else 1.0) * (1.0 + float(np.log1p(np.float32(lines))))
+    return declared, float(np.float32(heft))
+
+
 def _declared(path: str, signature: str, lines: int) -> bool:
-    return bool(DECLARATION_FILE.search(path)) or (bool(HEADER_FILE.search(path))
-                                                    and lines <= signature.count("\n") + 1)
+    return _static(path, signature, lines)[0]
 
 
-def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], exported: set[str]) -> RankData:
+def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], exported: set[str],
+           cache: RowCache) -> RankData:
     rows = [r[0] for r in ordered]
     ids = [r[1] for r in ordered]
     paths = [r[2] for r in ordered]
@@ -156,12 +199,14 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
     unique_paths = sorted(set(paths))
     path_index = {p: i for i, p in enumerate(unique_paths)}
     path_ids = np.array([path_index[p] for p in paths], dtype=np.int32)
-    sizes = dict(_file_sizes(store, unique_paths))
+    sizes = cache.sizes
+    sizes.update(_file_sizes(store, [p for p in unique_paths if p not in sizes]))
     position = {sym_id: doc for doc, sym_id in enumerate(ids)}
     top_level = [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)]
-    auxiliary = np.array([is_auxiliary(p) for p in unique_paths], dtype=bool)[path_ids] if paths \
-        else np.zeros(0, dtype=bool)
+    facts = [_path_facts(p) for p in unique_paths]
+    auxiliary = np.array([f[0] for f in facts], dtype=bool)[path_ids] if paths else np.zeros(0, dtype=bool)
     auxiliary |= np.array([in_test_module(q, k) for q, k in zip(qualnames, kinds, strict=True)], dtype=bool)
+    static = [_static(p, sig, n) for p, sig, n in zip(paths, signatures, lines, strict=True)]
     return RankData(
         rows=rows,
         ids=ids,
@@ -175,11 +220,11 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
         auxiliary=auxiliary,
         file_sizes=np.array([sizes.get(p, 1) for p in unique_paths], dtype=np.int64),
         qualnames=qualnames,
-        family=_families(qualnames, kinds, paths, _declarations(paths, signatures, lines), auxiliary.tolist()),
-        prior=_priors(terms, names, paths, top_level, exported),
+        family=_families(qualnames, kinds, paths, [d for d, _ in static], auxiliary.tolist()),
+        prior=_priors(terms, names, [facts[i] for i in path_ids.tolist()], top_level, exported),
         parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
         public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
-        heft=_heft(signatures, lines, paths),
+        heft=np.array([h for _, h in static], dtype=np.float32),
     )
 
 
@@ -252,20 +297,14 @@ def _families(
     return np.array([find(i) for i in range(len(qualnames))], dtype=np.int32)
 
 
-def _declarations(paths: list[str], signatures: list[str], lines: list[int]) -> list[bool]:
-    """Symbols that only declare what another file defines: everything in a declaration
-    file (`.d.ts`, `.pyi`), and a C/C++ header's prototypes (no more lines than the signature)."""
-    return [bool(DECLARATION_FILE.search(path))
-            or (bool(HEADER_FILE.search(path)) and size <= sig.count("\n") + 1)
-            for path, sig, size in zip(paths, signatures, lines, strict=True)]
-
-
 def _priors(
-    terms: TermIndex, names: list[str], paths: list[str], public: list[bool], exported: set[str]
+    terms: TermIndex, names: list[str], facts: list[tuple[bool, bool, bool, bool, bool]], public: list[bool],
+    exported: set[str],
 ) -> NDArray[np.float32]:
     """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
     bundled third-party code (`deps/`) further down, and a top-level definition under a name
-    a package entry file re-exports (its public API: `sympy.gcd`, not `Monomial.gcd`) up."""
+    a package entry file re-exports (its public API: `sympy.gcd`, not `Monomial.gcd`) up.
+    `facts` are each symbol's file's (`_path_facts`)."""
     out = np.ones(len(names), dtype=np.float32)
     n = max(terms.size, 2)
     scale = REFERENCE_PRIOR / float(np.log1p(n))
@@ -280,9 +319,9 @@ def _priors(
         out[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
              if ok and name in exported]] *= EXPORTED_PRIOR
     if levers.on("privatepaths"):
-        out[docs_in(paths, lambda p: bool(PRIVATE_PATH.search(p)))] *= PRIVATE_PRIOR
+        out[[d for d, f in enumerate(facts) if f[3]]] *= PRIVATE_PRIOR
     if levers.on("vendored"):
-        out[docs_in(paths, is_vendored)] *= VENDORED_PRIOR
+        out[[d for d, f in enumerate(facts) if f[4]]] *= VENDORED_PRIOR
     return out
 
 
@@ -293,18 +332,6 @@ def _reference_term(name: str) -> str | None:
     if not parts:
         return None
     return name.lower().replace("_", "") if len(parts) > 1 else stem(parts[0])
-
-
-def _heft(signatures: list[str], lines: list[int], paths: list[str]) -> NDArray[np.float32]:
-    """`RankData.heft`: 1 + log(1 + lines), x`PRIVATE_PRIOR` for a restricted visibility,
-    x`DECLARATION_PRIOR` in a declaration file (a `.d.ts` beside the JavaScript that
-    implements it, often longer for its docs; a `.pyi` stub)."""
-    restricted = np.array([bool(_RESTRICTED.match(sig)) for sig in signatures], dtype=bool)
-    declared = np.zeros(len(paths), dtype=bool)
-    declared[docs_in(paths, lambda p: bool(DECLARATION_FILE.search(p)))] = True
-    size = 1.0 + np.log1p(np.asarray(lines, dtype=np.float32))
-    return (np.where(restricted, PRIVATE_PRIOR, 1.0) * np.where(declared, DECLARATION_PRIOR, 1.0)
-            * size).astype(np.float32)
 
 
 def _public_api(

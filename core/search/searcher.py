@@ -31,7 +31,7 @@ from symscope.core.search.expansion import Expander
 from symscope.core.search.filters import allows, filter_mask
 from symscope.core.search.folding import pick
 from symscope.core.search.fusion import DENSE_DEPTH, fuse
-from symscope.core.search.rankdata import RankData, candidate_data, softened_bm25
+from symscope.core.search.rankdata import RankData, RowCache, candidate_data, softened_bm25
 from symscope.core.search.scoring import (
     AUX_PENALTY,
     RERANK_DEPTH,
@@ -75,6 +75,9 @@ class Searcher:
         self._abbreviations = Abbreviations()
         self._exported: tuple[int, set[str]] = (-1, set())
         self._dense: DenseIndex | None = None
+        self._rows = RowCache()
+        self._clean = False
+        """The term index held every change when this search began (no row to double-check)."""
 
     def invalidate(self) -> None:
         """Forget what is cached (the next search reads the index afresh)."""
@@ -99,10 +102,13 @@ class Searcher:
             StaleSettingsError: the index's stored terms were built under other settings.
         """
         self._check_terms()
-        if self.terms.stale():
-            # A read-only copy, or another process syncing now: search what is written.
+        self._clean = not self.terms.stale()
+        if not self._clean:
+            # A read-only copy, or another process syncing now: search what is written (and
+            # check each hit's file, since a row may have been renumbered meanwhile).
             with contextlib.suppress(OSError, ValueError, IndexAccessError):
                 self.terms.sync()
+                self._clean = True
         self.terms.refresh()
         return self.terms
 
@@ -190,10 +196,12 @@ class Searcher:
         dense = self._dense_index() if len(re.findall(r"[A-Za-z]{2,}", query)) >= 2 else None
         sims_all = dense.similarities(query) if dense is not None else None
         near_ids = dense.nearest(sims_all, DENSE_DEPTH * 4) if dense is not None and sims_all is not None else []
-        data = candidate_data(self.store, ti, list(by_row), self.exported(), extra_ids=near_ids)
+        with self._lock:
+            cache = self._rows.at(self.store.generation())
+        data = candidate_data(self.store, ti, list(by_row), self.exported(), extra_ids=near_ids, cache=cache)
         if not data.rows:
             return []
-        scores, matched = self._scores(data, by_row, ti, sentence, weights, self.store)
+        scores, matched = self._scores(data, by_row, ti, sentence, weights, self.store, self._clean)
         if sentence and dense is None and levers.on("filecontext"):
             # (the hybrid's embeddings already read the query as a whole: measured, this lift
             # only distorted the BM25 share of the fused score there)
@@ -251,7 +259,7 @@ class Searcher:
 
     @staticmethod
     def _scores(data: RankData, by_row: dict[int, Hit], ti: TermIndex, sentence: bool,
-                weights: dict[str, float], store: Store | None = None,
+                weights: dict[str, float], store: Store | None = None, clean: bool = False,
                 ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
         """Each document's BM25 score, and whether it holds a query term at all (a term in
         exactly half the symbols weighs zero: a symbol holding it is still a result)."""
@@ -261,7 +269,7 @@ class Searcher:
         lengths = np.zeros(n, dtype=np.float64)
         for doc, row in enumerate(data.rows):
             hit = by_row.get(row)
-            if hit is not None and hit.pathkey == path_key(data.paths[doc]):
+            if hit is not None and (clean or hit.pathkey == path_key(data.paths[doc])):
                 scores[doc] = hit.score
                 matched[doc] = True
                 lengths[doc] = hit.length

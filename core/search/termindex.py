@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
-import re
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Sequence
