@@ -105,7 +105,7 @@ FILE_MODE = 0o600
 _OWN_PREFIXES = ("index.sqlite", "rank.", "bundle.", ".bundle-", "semantic.", PRIVATE_TMP_PREFIX, "search.")
 #: Folders among them (the search index's segments), checked as folders.
 _OWN_DIRS = ("search.tantivy",)
-_OWN_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "rank.pickle", "rank.tmp")
+_OWN_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm")
 
 # SQLite primary result codes (https://sqlite.org/rescode.html).
 _SQLITE_ERROR, _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED = 1, 3, 5, 6

@@ -35,7 +35,6 @@ from symscope.core.files import UnsafeFileError, read_current, read_repo_file
 from symscope.core.hashing import content_hash
 from symscope.core.index import Index
 from symscope.core.ingest import ingest
-from symscope.core.rank import load_ranker, save_ranker
 from symscope.core.store import Store, classify, intact, os_error
 from symscope.core.walk import _sniff_shebang, check_root, walk
 
@@ -581,7 +580,7 @@ def test_index_on_a_read_only_mount_searches_and_refuses_updates(write_repo, tmp
         with pytest.raises(IndexReadOnlyError, match=r"read-only \(read-only file system\)"):
             ix.update(processes=1)
     assert _digest(db) == before
-    assert sorted(p.name for p in (tmpfs / "idx").iterdir()) == ["index.sqlite", "rank.pickle"]
+    assert sorted(p.name for p in (tmpfs / "idx").iterdir()) == ["index.sqlite", "search.tantivy"]
 
 
 def test_index_on_a_full_disk_says_disk_full_and_is_never_set_aside(write_repo, tmpfs: Path) -> None:  # type: ignore[no-untyped-def]
@@ -630,9 +629,11 @@ def test_index_folder_and_files_are_private(write_repo, tmp_path: Path) -> None:
             ix.update(processes=1)
             folder = tmp_path / "cache" / "idx"
             names = {p.name for p in folder.iterdir()}
-            assert {"index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "rank.pickle"} <= names
+            assert {"index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "search.tantivy"} <= names
             assert _mode(folder) == 0o700
             for path in folder.iterdir():
+                assert _mode(path) == (0o700 if path.is_dir() else 0o600), path.name
+            for path in (folder / "search.tantivy").iterdir():
                 assert _mode(path) == 0o600, path.name
     finally:
         os.umask(old)
@@ -649,7 +650,7 @@ def test_looser_index_from_an_older_version_is_tightened(write_repo, tmp_path: P
     (folder / "rank.tmp").chmod(0o640)  # readable, not writable, by others: tightened, not refused
     with Index.open(root, folder) as ix:
         assert _mode(folder) == 0o700
-        assert all(_mode(p) == 0o600 for p in folder.iterdir())
+        assert all(_mode(p) == (0o700 if p.is_dir() else 0o600) for p in folder.iterdir())
         assert [h.symbol.name for h in ix.search("alpha")] == ["alpha"]
 
 
@@ -667,18 +668,6 @@ def test_shared_folder_is_not_changed_but_our_files_are_private(write_repo, tmp_
     Store(shared / "index.sqlite").close()
     assert _mode(shared / "index.sqlite") == 0o600
     assert (_mode(shared), _mode(shared / "notes.txt")) == (0o755, 0o644)
-
-
-def test_ranker_tmp_is_private_and_pickles_others_could_write_are_not_loaded(tmp_path: Path) -> None:
-    path = tmp_path / "rank.pickle"
-    tmp = tmp_path / "rank.tmp"
-    tmp.write_bytes(b"stale")
-    tmp.chmod(0o644)
-    save_ranker(path, 3, ["payload"])
-    assert _mode(path) == 0o600
-    assert load_ranker(path, 3) == ["payload"]
-    path.chmod(0o666)  # anyone could have replaced it: unpickling it would run their code
-    assert load_ranker(path, 3) is None
 
 
 # -- 6. absurd roots and file counts ------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Issue 27, point 8: an index folder someone else could have written is refused, never used or chmod'ed.
 
-The index holds the repo's code and its ranker is a pickle (loading it runs code), so a
-folder or index file that is a symlink, another user's, or writable by group/others is
+The index holds the repo's code, so a folder or index file that is a symlink, another
+user's, or writable by group/others (who could plant what a search or bundle then shows) is
 refused with a one-line reason and the fix. Real folders, modes and symlinks; "another
 user" is simulated by changing what the store takes for the user's id (tests may run as root).
 """
@@ -75,6 +75,24 @@ def test_group_writable_index_files_are_refused(write_repo, tmp_path: Path, name
     assert _mode(path) == 0o620
 
 
+def test_a_search_folder_others_could_write_or_a_symlink_is_refused(write_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The term index's folder is checked as the index folder is: a symlink or a folder others
+    could write is refused (its files are then only ever written by us)."""
+    root = write_repo({"a.py": CODE})
+    folder = tmp_path / "idx"
+    _build(root, folder)
+    search = folder / "search.tantivy"
+    search.chmod(0o770)
+    with pytest.raises(UntrustedIndexError, match=r"index folder .*search.tantivy is writable by others"):
+        Index.open(root, folder)
+    search.chmod(0o700)
+    elsewhere = tmp_path / "elsewhere"
+    search.rename(elsewhere)
+    search.symlink_to(elsewhere)
+    with pytest.raises(UntrustedIndexError, match=r"index folder .*search.tantivy is a symlink"):
+        Index.open(root, folder)
+
+
 def test_folder_of_another_user_is_refused_and_left_alone(write_repo, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_repo({"a.py": CODE})
@@ -93,8 +111,12 @@ def test_index_file_of_another_user_is_refused(write_repo, tmp_path: Path) -> No
     root = write_repo({"a.py": CODE})
     folder = tmp_path / "idx"
     _build(root, folder)
-    os.chown(folder / "rank.pickle", 4242, -1)
-    with pytest.raises(UntrustedIndexError, match=r"index file .*rank.pickle belongs to another user \(uid 4242\)"):
+    os.chown(folder / "index.sqlite", 4242, -1)
+    with pytest.raises(UntrustedIndexError, match=r"index file .*index.sqlite belongs to another user \(uid 4242\)"):
+        Index.open(root, folder)
+    os.chown(folder / "index.sqlite", os.geteuid(), -1)
+    os.chown(folder / "search.tantivy", 4242, -1)
+    with pytest.raises(UntrustedIndexError, match=r"index folder .*search.tantivy belongs to another user"):
         Index.open(root, folder)
 
 
@@ -163,7 +185,7 @@ def test_fresh_index_folder_and_its_new_parents_are_private(write_repo, tmp_path
         os.umask(old)
     for path in (tmp_path / "cache", tmp_path / "cache" / "symscope", tmp_path / "cache" / "symscope" / "idx"):
         assert _mode(path) == 0o700, path
-    assert all(_mode(p) == 0o600 for p in (tmp_path / "cache" / "symscope" / "idx").iterdir())
+    assert all(_mode(p) == (0o700 if p.is_dir() else 0o600) for p in (tmp_path / "cache" / "symscope" / "idx").iterdir())
 
 
 def test_fresh_folder_is_0700_even_under_a_umask_that_takes_the_owners_bits(write_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,6 @@ import pytest
 from symscope.cli import main as cli
 from symscope.core.bundle import Bundle, BundleError
 from symscope.core.private import PRIVATE_TMP_PREFIX, write_private, write_private_with
-from symscope.core.rank import load_ranker, save_ranker
 from tests.conftest import WriteRepo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fchmod"), reason="POSIX modes")
@@ -81,12 +80,6 @@ def test_missing_folders_are_created_private(tmp_path: Path) -> None:
 
 
 def test_index_side_files_are_private_over_wider_ones(tmp_path: Path) -> None:
-    ranker = tmp_path / "rank.pickle"
-    ranker.write_bytes(b"old")
-    ranker.chmod(0o644)
-    save_ranker(ranker, 1, {"k": 1})
-    assert _mode(ranker) == 0o600 and load_ranker(ranker, 1) == {"k": 1}
-
     saved = tmp_path / "bundle.json"
     saved.write_text("{}")
     saved.chmod(0o644)

@@ -175,44 +175,18 @@ def test_bad_queries(repo: Index) -> None:
     assert repo.search("zzzyyyxxx") == []
 
 
-def test_ranker_is_persisted_not_rebuilt_per_open(repo: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_search_index_is_on_disk_and_opened_not_rebuilt(repo: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process opens the term index as it is: nothing is read back from the store."""
     repo.search("file")
-    assert repo.ranker_path.is_file()
+    assert (repo.search_path / "meta.json").is_file()
+    assert not (repo.index_dir / "rank.pickle").exists()  # no pickle: nothing that runs code on load
     reopened = Index.open(repo.root, repo.index_dir)
 
     def boom(*args: object, **kwargs: object) -> None:
-        raise AssertionError("ranker rebuilt instead of loaded")
+        raise AssertionError("term index rewritten instead of opened")
 
-    monkeypatch.setattr("symscope.core.search.rankdata.BM25Builder", boom)
+    monkeypatch.setattr("symscope.core.search.termindex.TermIndex._documents", boom)
     assert reopened.search("send file")[0].symbol.name == "send_file"
-    reopened.close()
-
-
-def test_a_ranker_pickled_by_the_old_searcher_module_is_rebuilt(
-    repo: Index, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`symscope.core.searcher` became the `core/search/` package: a rank.pickle written by an
-    older install names a module that is gone, and is rebuilt, not an error."""
-    import sys
-    import types
-
-    from symscope.core.rank import save_ranker
-    from symscope.core.settings import current
-
-    gone = types.ModuleType("symscope.core.searcher")
-
-    class RankData:  # what the old pickle names
-        pass
-
-    RankData.__module__, RankData.__qualname__ = gone.__name__, "RankData"
-    gone.RankData = RankData  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, gone.__name__, gone)
-    save_ranker(repo.ranker_path, repo.generation(), RankData(), current().fingerprint())
-    monkeypatch.delitem(sys.modules, gone.__name__)
-    assert b"symscope.core.searcher" in repo.ranker_path.read_bytes()
-    reopened = Index.open(repo.root, repo.index_dir)
-    assert reopened.search("send file")[0].symbol.name == "send_file"
-    assert b"symscope.core.searcher" not in repo.ranker_path.read_bytes()  # written again, new shape
     reopened.close()
 
 
@@ -239,42 +213,60 @@ def test_ranker_rebuilt_after_change(repo: Index) -> None:
     reopened.close()
 
 
-def test_sparse_scores_equal_rank_bm25(repo: Index) -> None:
+def test_term_index_scores_equal_rank_bm25(repo: Index) -> None:
+    """tantivy's BM25, with each term boosted to our IDF, is rank-bm25's BM25Okapi (up to
+    tantivy's one-byte length codes): the candidate stage ranks as the engine always did."""
     from rank_bm25 import BM25Okapi
 
-    from symscope.core.rank import SparseBM25
+    from symscope.core.settings import DEFAULTS
 
-    docs = [t.split() for (t,) in repo.store.query("SELECT terms FROM symbols ORDER BY path, ord")]
-    ours = SparseBM25(docs)
-    ref = BM25Okapi(docs, k1=ours.k1, b=ours.b)
+    rows = repo.store.query("SELECT rowid, terms FROM symbols ORDER BY rowid")
+    docs = [t.split() for _, t in rows]
+    ref = BM25Okapi(docs, k1=DEFAULTS.k1, b=DEFAULTS.b, epsilon=DEFAULTS.epsilon)
+    ti = repo.searcher.ready()
     for query in (["send", "file"], ["pars", "query", "string"], ["slugify"], ["nothing"]):
-        assert list(ours.get_scores(query)) == pytest.approx(list(ref.get_scores(query)), rel=1e-5, abs=1e-5)
-    assert list(SparseBM25([]).get_scores(["x"])) == []
+        expected = ref.get_scores(query)
+        got = {h.row: h.score for h in ti.top({t: ti.idf(t) for t in query}, len(docs))}
+        for (row, _), want in zip(rows, expected, strict=True):
+            assert got.get(row, 0.0) == pytest.approx(want, rel=0.03, abs=1e-4)
 
 
-def test_builder_in_any_order_with_replaced_documents_scores_like_rank_bm25() -> None:
-    """The indexer adds documents as parser processes finish, replaces re-parsed ones and
-    may hold some that are no longer wanted: the built ranker still scores exactly."""
-    import random
+def test_term_index_follows_every_change(repo: Index) -> None:
+    """After files are added, changed and removed, the term index holds exactly the store's
+    documents: every term's symbols are the rows whose stored terms hold it."""
+    (repo.root / "src/new.py").write_text("def zebra_crossing():\n    return 'stripes'\n")
+    first = next(p for p in sorted(repo.root.rglob("*.py")) if p.name != "new.py")
+    first.unlink()
+    repo.update(processes=1)
+    ti = repo.searcher.ready()
+    for term in ("zebra", "stripe", "file", "send", "slugifi"):
+        stored = {r for r, t in repo.store.query("SELECT rowid, terms FROM symbols") if term in t.split()}
+        assert set(ti.with_term(term)) == stored
+    assert not repo.store.query("SELECT 1 FROM search_stale")
 
-    from rank_bm25 import BM25Okapi
 
-    from symscope.core.rank import BM25Builder
+def test_an_interrupted_sync_is_finished_by_the_next_search(repo: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store commits first; a crash before the term index commits leaves the files marked,
+    and the next search writes them: never a silent mismatch."""
+    import tantivy
 
-    rng = random.Random(7)
-    words = [f"w{i}" for i in range(40)]
-    docs = [[rng.choice(words[: rng.randint(1, 40)]) for _ in range(rng.randint(0, 25))] for _ in range(120)]
-    builder = BM25Builder()
-    for i in range(len(docs)):
-        builder.add(str(i), ["stale", "terms"])
-    for i in reversed(range(len(docs))):
-        builder.add(str(i), docs[i])
-    builder.add("gone", ["w1"] * 9)
-    ours = builder.build([str(i) for i in range(len(docs))])
-    ref = BM25Okapi(docs, k1=ours.k1, b=ours.b)
-    for query in (["w1", "w2"], ["w0"], ["w39", "w3", "w3"], ["stale"], ["nothing"]):
-        assert list(ours.get_scores(query)) == pytest.approx(list(ref.get_scores(query)), rel=1e-5, abs=1e-5)
-    assert list(ours.documents_with("w0")) == sorted(i for i, d in enumerate(docs) if "w0" in d)
+    (repo.root / "src/late.py").write_text("def quokka_smile():\n    pass\n")
+
+    class Crash(Exception):
+        pass
+
+    def crash(self: object) -> None:
+        raise Crash
+
+    with monkeypatch.context() as m:
+        m.setattr(tantivy.IndexWriter, "commit", crash)
+        with pytest.raises(Crash):
+            repo.update(processes=1)
+    assert repo.store.query("SELECT path FROM search_stale") == [("src/late.py",)]
+    reopened = Index.open(repo.root, repo.index_dir)
+    assert reopened.search("quokka smile")[0].symbol.name == "quokka_smile"
+    assert not reopened.store.query("SELECT 1 FROM search_stale")
+    reopened.close()
 
 
 def test_a_repo_of_one_symbol_can_be_searched(tmp_path: Path) -> None:
@@ -506,7 +498,7 @@ def test_hybrid_search_is_incremental_and_keeps_exact_names(
     monkeypatch.setattr(semantic, "available", lambda: False)
     first = semantic.update(levers_repo)
     assert first.embedded == first.symbols > 0  # library symbols only: tests are left to BM25
-    assert first.symbols == sum(1 for i in levers_repo.searcher.data().ids if not i.startswith("tests/"))
+    assert first.symbols == sum(1 for (i,) in levers_repo.store.query("SELECT id FROM symbols") if not i.startswith("tests/"))
     # without the extra installed, stored vectors change nothing
     assert [h.symbol.name for h in levers_repo.search(query, limit=3)] == before
     monkeypatch.setattr(semantic, "available", lambda: True)
@@ -613,38 +605,32 @@ def test_cli_index_semantic(levers_repo: Index, monkeypatch: pytest.MonkeyPatch,
 
 
 def _rank_afresh(ix: Index) -> None:
-    """Drop the persisted ranking data, so the next search rebuilds it with the levers now set."""
-    (ix.index_dir / "rank.pickle").unlink()
+    """Forget what the searcher cached, so the next search reads everything with the levers now set."""
     ix.searcher.invalidate()
 
 
-def test_softened_length_normalisation_lifts_the_long_match() -> None:
-    from symscope.core.rank import BM25Builder, SparseBM25
+def test_softened_length_normalisation_lifts_the_long_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sentence's long matching function is sunk less by its length than BM25 would sink it:
+    its score relative to a short match grows with the `softlen` lever on."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    filler = "\n".join(f"def filler_{i}():\n    return 'alpha beta gamma delta'\n" for i in range(30))
+    words = " ".join(f"w{i}" for i in range(150))
+    long_def = f'def reclaim():\n    """Evict entries to free memory when the cache is full."""\n    return "{words}"\n'
+    (root / "a.py").write_text(filler + "\n\ndef evict_short():\n    return 'evict alpha beta'\n\n\n" + long_def)
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    query = "evict entries to free memory when the cache is full"
 
-    filler = [["alpha", "beta", "gamma", "delta"] * 5 for _ in range(30)]
-    short = ["evict", "alpha", "beta"]
-    long = ["evict", "memory", *[f"w{i}" for i in range(120)]]
-    corpus = [*filler, short, long]
-    order = [str(i) for i in range(len(corpus))]
-    builder = BM25Builder()
-    for key, doc in zip(order, corpus, strict=True):
-        builder.add(key, doc)
-    soft = builder.build(order, length_power=0.5)
-    plain = SparseBM25(corpus)
-    # the classic weights are untouched, and favour the short document
-    assert np.allclose(soft.get_scores(["evict"]), plain.get_scores(["evict"]))
-    classic, softened = soft.get_scores(["evict"]), soft.get_scores(["evict"], soft=True)
-    assert classic[30] > classic[31]
-    # softened, the long document is sunk less: its share of the short one's score grows
-    assert softened[31] / softened[30] > classic[31] / classic[30]
-    assert soft.get_scores(["evict", "memory"], soft=True).argmax() == 31
-    # softening limited to some documents leaves the others' weights classic
-    only_short = builder.build(order, length_power=0.5, soft_docs=np.arange(len(corpus)) == 30)
-    limited = only_short.get_scores(["evict"], soft=True)
-    assert limited[31] == classic[31] and limited[30] != classic[30]
-    # built without a power, `soft=True` is the classic scoring
-    assert plain.soft_weights is None
-    assert np.array_equal(plain.get_scores(["evict"], soft=True), plain.get_scores(["evict"]))
+    def ratio() -> float:
+        ix.searcher.invalidate()
+        scores = {h.symbol.name: h.score for h in ix.search(query, limit=10)}
+        return scores["reclaim"] / scores["evict_short"]
+
+    softened = ratio()
+    monkeypatch.setattr(levers, "OFF", frozenset({"softlen"}))
+    assert softened > ratio() > 0
+    ix.close()
 
 
 @pytest.fixture

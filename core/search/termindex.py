@@ -101,6 +101,8 @@ class TermIndex:
         self._df: dict[str, int] = {}
         self._mean_idf: float | None = None
         self._avg_length: float | None = None
+        self._memory = False
+        """The index is in memory (`_in_memory`): nothing to sync, the store cannot change."""
 
     # -- opening and keeping in step ----------------------------------------------------------
 
@@ -114,9 +116,19 @@ class TermIndex:
         want = f"{VERSION} {self.store.get_meta('search_index') or ''}"
         fresh = not (self.folder.is_dir() and stamp.is_file() and stamp.read_text().strip() == want.strip()
                      and self.store.get_meta("search_index"))
+        if not fresh and self.store.read_only:
+            try:
+                if self.store.query("SELECT 1 FROM search_stale LIMIT 1"):
+                    raise ValueError("behind the store, and it cannot be synced")
+                index = tantivy.Index.open(str(self.folder))
+            except ValueError:  # tantivy takes a lock file to read: not on a read-only mount
+                index = self._in_memory()
+            self._index = index
+            return index
         if fresh:
             if self.store.read_only:
-                raise OSError("the search index is missing and the index folder is read-only")
+                self._index = self._in_memory()
+                return self._index
             if self.folder.exists():
                 _clear(self.folder)
             make_private_dir(self.folder)
@@ -126,9 +138,23 @@ class TermIndex:
                 conn.execute("INSERT OR IGNORE INTO search_stale(path) SELECT path FROM files")
                 Store.set_meta(conn, "search_index", ident)
             stamp.write_text(f"{VERSION} {ident}")
+            _private_files(self.folder)
         else:
             index = tantivy.Index.open(str(self.folder))
         self._index = index
+        return index
+
+    def _in_memory(self) -> tantivy.Index:
+        """A term index in memory, written from the whole store: for an index that cannot be
+        written (a read-only mount), so it can still be searched. Costs one pass at opening."""
+        index = tantivy.Index(_SCHEMA)
+        writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        paths = [p for (p,) in self.store.query("SELECT path FROM files ORDER BY path")]
+        for doc in self._documents(paths):
+            writer.add_document(doc)
+        writer.commit()
+        writer.wait_merging_threads()
+        self._memory = True
         return index
 
     def forget(self) -> None:
@@ -145,6 +171,8 @@ class TermIndex:
 
     def stale(self) -> bool:
         """True while some file's documents are not written yet (or the index is missing)."""
+        if self._memory:
+            return False
         if self._index is None and not (self.folder / "symscope-version").is_file():
             return True
         return bool(self.store.query("SELECT 1 FROM search_stale LIMIT 1"))
@@ -183,6 +211,7 @@ class TermIndex:
             finally:
                 with contextlib.suppress(Exception):
                     writer.wait_merging_threads()
+                _private_files(self.folder)
             self._searcher = None
             return done
 
@@ -346,6 +375,15 @@ class TermIndex:
 
 
 _SCHEMA = _schema()
+
+
+def _private_files(folder: Path) -> None:
+    """tantivy writes its files with the umask's mode: take group and other bits off (the
+    folder is 0700 already; the index holds the repo's words)."""
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            if entry.is_file() and not entry.is_symlink() and entry.stat().st_mode & 0o077:
+                entry.chmod(0o600)
 
 
 def _clear(folder: Path) -> None:
