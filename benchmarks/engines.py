@@ -9,7 +9,7 @@ figure comes from a fresh process: build, incremental update of 1 and 100 files 
 documents deleted, new ones added, committed), open, query p50 over the labelled queries
 (`queries.json`), size on disk and peak RSS. Recall@50 is the share of the current ranker's
 top 5 that the engine's top 50 candidates contain, i.e. what a re-rank of those candidates
-by today's ranker could still find. tantivy comes from the `bench-engines` extra.
+by today's ranker could still find. tantivy is a core dependency since it became the engine's candidate stage.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ class Tantivy:
         try:
             import tantivy
         except ImportError:
-            raise SystemExit("benchmarks.engines: tantivy is not installed: pip install -e '.[bench-engines]'") from None
+            raise SystemExit("benchmarks.engines: tantivy is not installed: pip install -e .") from None
         return tantivy
 
     def _schema(self) -> Any:

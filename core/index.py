@@ -11,8 +11,6 @@ call `symscope.core.api`, which returns the JSON shapes, or this class directly.
 
 from __future__ import annotations
 
-import contextlib
-
 import hashlib
 import os
 import re
@@ -128,8 +126,6 @@ class Index:
             for extra in ("index.sqlite-wal", "index.sqlite-shm", "rank.pickle"):
                 (folder / extra).unlink(missing_ok=True)
             store = Store(db)
-        with contextlib.suppress(OSError):  # the ranker older versions pickled (now the term index)
-            (folder / "rank.pickle").unlink(missing_ok=True)
         return cls(path, folder, store)
 
     def close(self) -> None:

@@ -599,7 +599,7 @@ def prepare_index_dir(folder: Path) -> None:
     try:
         st = os.lstat(folder)
     except FileNotFoundError:
-        _make_private_dirs(folder)
+        make_private_dirs(folder)
         st = os.lstat(folder)
     _check_trusted(folder, st, "folder")
     entries = _own_entries(folder)
@@ -618,12 +618,7 @@ def prepare_index_dir(folder: Path) -> None:
             _tighten(folder, DIR_MODE)
 
 
-def make_private_dir(folder: Path) -> None:
-    """Create `folder` (and missing parents) 0700, for what lives beside the index."""
-    _make_private_dirs(folder)
-
-
-def _make_private_dirs(folder: Path) -> None:
+def make_private_dirs(folder: Path) -> None:
     """Create `folder` and its missing parents 0700 (mkdir's mode is filtered by the umask)."""
     missing: list[Path] = []
     here = folder

@@ -280,12 +280,12 @@ async def test_a_call_on_an_indexed_repo_sends_no_progress(tmp_path: Path) -> No
 
 
 def _phases(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
-    """Record when the walk starts and when the ranking data is built (made observable by a pause)."""
+    """Record when the walk starts and when the term index is written (made observable by a pause)."""
     from symscope.core import walk
-    from symscope.core.search import searcher
+    from symscope.core.search.searcher import Searcher
 
     marks: dict[str, float] = {}
-    real_walk, real_build = walk.walk, searcher.build_rank_data
+    real_walk, real_sync = walk.walk, Searcher.sync
 
     def timed_walk(*args: Any, **kwargs: Any) -> Any:
         marks.setdefault("walk", time.perf_counter())
@@ -293,13 +293,13 @@ def _phases(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
 
     def timed_build(*args: Any, **kwargs: Any) -> Any:
         marks["rank_start"] = time.perf_counter()
-        data = real_build(*args, **kwargs)
-        time.sleep(0.3)  # a ranking build that takes long, as it does on a big repo
+        data = real_sync(*args, **kwargs)
+        time.sleep(0.3)  # a search index write that takes long, as it does on a big repo
         marks["rank_end"] = time.perf_counter()
         return data
 
     monkeypatch.setattr(walk, "walk", timed_walk)
-    monkeypatch.setattr(searcher, "build_rank_data", timed_build)
+    monkeypatch.setattr(Searcher, "sync", timed_build)
     return marks
 
 

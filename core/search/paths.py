@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable
 
 from symscope.core.code_roles import is_auxiliary
 
@@ -46,7 +45,3 @@ def is_secondary(path: str, *, aux: bool = True) -> bool:
     return (aux and is_auxiliary(path)) or is_vendored(path) or bool(_SECONDARY_SEGMENT.search(path))
 
 
-def docs_in(paths: list[str], test: Callable[[str], bool]) -> list[int]:
-    """The documents whose file passes `test` (each file judged once)."""
-    chosen = {p for p in set(paths) if test(p)}
-    return [d for d, p in enumerate(paths) if p in chosen]

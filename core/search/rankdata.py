@@ -140,9 +140,9 @@ def candidate_data(store: Store, terms: TermIndex, rows: list[int], exported: se
     for _ in range(MAX_DEPTH):  # the symbols enclosing them, up to the file's top
         if not wanted:
             break
-        got = _read(store, "id", sorted(wanted), found)
-        by_id.update((r[1], r) for r in got)
-        wanted = {r[10] for r in got if r[10] and r[10] not in by_id}
+        parents = _read(store, "id", sorted(wanted), found)
+        by_id.update((r[1], r) for r in parents)
+        wanted = {r[10] for r in parents if r[10] and r[10] not in by_id}
     public = levers.on("public") and exported
     names = {r[6] for r in found.values() if r[10] and r[6] in exported} if public else set()
     declared = {r[6] for r in found.values() if _declared(r[2], r[9], r[11])}

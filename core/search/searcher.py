@@ -17,7 +17,7 @@ import contextlib
 import re
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -182,8 +182,8 @@ class Searcher:
         penalised = not path_glob and not asks_aux
         want = max(limit * 8 + 20, RERANK_DEPTH)
         depth = want * (SENTENCE_FACTOR if sentence else CANDIDATE_FACTOR)
-        where = {"kind": kind, "language": language,
-                 "path_regex": glob_regex(escape_controls(path_glob)) if path_glob else None}
+        where: dict[str, Any] = {"kind": kind, "language": language,
+                                 "path_regex": glob_regex(escape_controls(path_glob)) if path_glob else None}
         if penalised:  # test and example code keeps a share of its score: fewer of it can rise
             found = ti.top(weights, depth, aux=False, **where) + ti.top(weights, want, aux=True, **where)
         else:

@@ -32,7 +32,7 @@ import tantivy
 
 from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.settings import DEFAULTS
-from symscope.core.store import Store, make_private_dir
+from symscope.core.store import Store, make_private_dirs
 from symscope.core.terms import compact
 
 #: Bump when the documents' shape changes: an index of another version is rebuilt from the store.
@@ -131,7 +131,9 @@ class TermIndex:
                 return self._index
             if self.folder.exists():
                 _clear(self.folder)
-            make_private_dir(self.folder)
+            make_private_dirs(self.folder)
+            with contextlib.suppress(OSError):  # what older versions pickled instead
+                (self.folder.parent / "rank.pickle").unlink(missing_ok=True)
             index = tantivy.Index(_schema(), path=str(self.folder))
             ident = secrets.token_hex(8)
             with self.store.transaction() as conn:
