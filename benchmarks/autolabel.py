@@ -74,7 +74,7 @@ def candidates(symbols: Iterable[Symbol], drops: Counter[str]) -> list[tuple[Sym
                 kept.append((sym, query))
                 continue
         if reason not in ("kind", "no doc"):
-            drops[reason] += 1
+            drops[reason] += 1  # of the documented definitions of a target kind
     counts = Counter(q.lower() for _, q in kept)
     shared = [(s, q) for s, q in kept if counts[q.lower()] > 1]
     drops["shared sentence"] += len(shared)
@@ -192,7 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("corpora", metavar="CORPORA_DIR", type=Path)
     p.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()) / "symscope-autolabel")
     p.add_argument("--repos", default=None, help="comma-separated names (default: all in the file)")
-    p.add_argument("--json", type=Path, default=None, help="write the summary and every pair's rank here")
+    p.add_argument("--json", type=Path, default=None, help="write the summary and the drop counts here")
+    p.add_argument("--ranks", action="store_true", help="with --json: every pair's rank too (for comparing rankers)")
     args = p.parse_args(argv)
     repos = load_repos()
     names = args.repos.split(",") if args.repos else list(repos)
@@ -207,8 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache: dict[str, Any] = {}
     if cache_file.exists():
         cache = json.loads(cache_file.read_text(encoding="utf-8"))
-    print("command:", shown_command("python -m benchmarks.autolabel", sys.argv[1:] if argv is None else argv,
-                                    {"CORPORA_DIR": args.corpora, "WORK_DIR": args.work_dir}))
+    command = shown_command("python -m benchmarks.autolabel", sys.argv[1:] if argv is None else argv,
+                            {"CORPORA_DIR": args.corpora, "WORK_DIR": args.work_dir})
+    print("command:", command)
     started = time.perf_counter()
     records: list[dict[str, Any]] = []
     drops: dict[str, Counter[str]] = {s: Counter() for s in SPLITS}
@@ -238,9 +240,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds = round(time.perf_counter() - started, 1)
     print(f"{len(records)} pairs in {seconds} s")
     if args.json:
-        ranked = [{k: r[k] for k in ("repo", "query", "id")} | {"rank": r["score"].first_hit_rank} for r in records]
-        args.json.write_text(json.dumps({"summary": result, "drops": {k: dict(v) for k, v in drops.items()},
-                                         "seconds": seconds, "pairs": ranked}, indent=1) + "\n", encoding="utf-8")
+        out: dict[str, Any] = {"command": command, "generator_version": GENERATOR_VERSION, "per_repo": PER_REPO,
+                               "seed": SEED, "seconds": seconds, "summary": result,
+                               "drops": {k: dict(v.most_common()) for k, v in drops.items()}}
+        if args.ranks:
+            out["pairs"] = [{k: r[k] for k in ("repo", "query", "id")} | {"rank": r["score"].first_hit_rank}
+                            for r in records]
+        args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

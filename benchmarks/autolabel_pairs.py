@@ -76,19 +76,22 @@ def first_sentence(doc: str) -> str:
 
 def drop_reason(path: str, kind: str, name: str, doc: str) -> str | None:
     """Why this definition makes no pair, or None when it does. The reasons are the report's
-    categories: `kind`, `test`, `vendored`, `no doc`, `boilerplate`, `name verbatim`, `too short`."""
+    categories: `kind`, `test`, `vendored`, `no doc`, `boilerplate`, `too long`, `name verbatim`,
+    `too short`."""
     if kind not in TARGET_KINDS:
         return "kind"
+    if not doc.strip():
+        return "no doc"
     parts = path.lower().split("/")
     if any(p in _TEST_PARTS for p in parts[:-1]) or _TEST_FILE.search(path.rsplit("/", 1)[-1]):
         return "test"
     if any(p in _SKIPPED_PARTS for p in parts[:-1]) or _GENERATED_FILE.search(path):
         return "vendored"
-    if not doc.strip():
-        return "no doc"
     sentence = query_of(name, doc)
-    if _BOILERPLATE.match(sentence) or (doc.endswith("…") and len(sentence) >= len(doc) - 1):
+    if _BOILERPLATE.match(sentence):
         return "boilerplate"
+    if doc.endswith("…") and len(sentence) >= len(doc) - 1:
+        return "too long"  # no sentence end within the stored 400 characters
     if re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", sentence):
         return "name verbatim"
     own = name_words(name)

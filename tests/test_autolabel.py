@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.autolabel import REPOS_FILE, candidates, load_repos, report
 from benchmarks.autolabel_pairs import (
+    Span,
     blank,
     doc_spans,
     drop_reason,
@@ -48,15 +49,15 @@ def test_blanking_hides_every_docstring_and_keeps_lines(language: str, tmp_path:
     assert documented, "the fixture must document something"
     copy = tmp_path / "copy"
     shutil.copytree(original, copy)
-    by_file: dict[str, list[object]] = {}
+    by_file: dict[str, list[Span]] = {}
     for sym in documented:
         data = (original / sym.path).read_bytes()
         spans = doc_spans(data, sym.start_byte, sym.end_byte, sym.docstring)
         assert spans, f"{language}: no doc found for {sym.id}"
         by_file.setdefault(sym.path, []).extend(spans)
-    for path, spans in by_file.items():
+    for path, file_spans in by_file.items():
         data = (original / path).read_bytes()
-        out = blank(data, spans)  # type: ignore[arg-type]
+        out = blank(data, file_spans)
         assert len(out) == len(data) and out.count(b"\n") == data.count(b"\n")
         (copy / path).write_bytes(out)
     with _index(copy, tmp_path / "i2") as ws:
