@@ -139,3 +139,16 @@ def test_the_split_is_by_repository() -> None:
     result = report(records, repos)
     assert result["train"]["queries"] + result["validation"]["queries"] == len(repos)
     assert REPOS_FILE.name == "autolabel_repos.json"
+
+
+def test_the_blind_set_is_well_formed() -> None:
+    """Four repositories in four languages, 12 queries each: 4 keyword, 5 intent, 3 config."""
+    from benchmarks.blind import BLIND_FILE
+    from benchmarks.heldout import load
+
+    repos, queries = load(BLIND_FILE)
+    assert len({r["language"] for r in repos.values()}) == len(repos) == 4
+    for repo in repos:
+        styles = Counter(q["style"] for q in queries if q["repo"] == repo)
+        assert styles == {"keyword": 4, "intent": 5, "config": 3}, repo
+    assert not {r["repo"] for r in repos.values()} & {r["repo"] for r in load_repos().values()}
