@@ -152,3 +152,21 @@ def test_the_blind_set_is_well_formed() -> None:
         styles = Counter(q["style"] for q in queries if q["repo"] == repo)
         assert styles == {"keyword": 4, "intent": 5, "config": 3}, repo
     assert not {r["repo"] for r in repos.values()} & {r["repo"] for r in load_repos().values()}
+
+
+def test_the_scorer_takes_any_search(tmp_path: Path) -> None:
+    """A re-ranker plugs in as a `search(query) -> hits` callable: the same pair scores 1 under a
+    search that puts its target first, 0 under one that returns nothing or another symbol."""
+    from benchmarks.autolabel import score_pairs
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "python", root)
+    with _index(root, tmp_path / "idx") as ws:
+        target = next(s for s in ws.all_symbols() if s.name == "load_settings")
+        pair = {"id": target.id, "query": "read the configuration file"}
+        first = [h for h in ws.search("load_settings", limit=10) if h.symbol.id == target.id]
+        other = [h for h in ws.search("Router", limit=10) if h.symbol.id != target.id][:1]
+        assert first and other
+        assert [s.precision_at_1 for s in score_pairs(ws, [pair], lambda q: first)] == [1.0]
+        assert [s.reciprocal_rank for s in score_pairs(ws, [pair], lambda q: other + first)] == [0.5]
+        assert [s.recall_at_k for s in score_pairs(ws, [pair], lambda q: [])] == [0.0]
