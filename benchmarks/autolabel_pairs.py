@@ -67,7 +67,7 @@ def first_sentence(doc: str) -> str:
     an abbreviation (`e.g.`), else the whole first paragraph."""
     for m in _SENTENCE_END.finditer(doc):
         before = doc[: m.start()].rsplit(None, 1)
-        last = before[-1].lower() if before else ""
+        last = before[-1].lower().lstrip("([{\"'`") if before else ""
         if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
             continue
         return doc[: m.end()].strip()

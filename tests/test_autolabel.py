@@ -100,6 +100,7 @@ def test_the_filter_drops_trivial_sentences() -> None:
     assert query_of("Sunset", "Sunset marks a route as retired on a date. More.") == \
         "marks a route as retired on a date."
     assert first_sentence("Use a list, e.g. of rows, as input. Then more.") == "Use a list, e.g. of rows, as input."
+    assert first_sentence("Dates in ISO 8601 (e.g. 2020-01-01) form. More.") == "Dates in ISO 8601 (e.g. 2020-01-01) form."
     assert name_words("parseHTTPRequest") == name_words("parse_http_request") == {"parse", "http", "request"}
 
 
