@@ -22,6 +22,8 @@ from symscope.core.api import Workspace
 from symscope.core.models import SearchHit
 
 HELDOUT_FILE = Path(__file__).with_name("heldout_queries.json")
+#: The query styles a file may hold (the held-out set has the last two; the blind set all three).
+STYLES = ("keyword", "intent", "config")
 
 
 def load(path: Path = HELDOUT_FILE) -> tuple[dict[str, dict[str, str]], list[dict[str, Any]]]:
@@ -29,7 +31,7 @@ def load(path: Path = HELDOUT_FILE) -> tuple[dict[str, dict[str, str]], list[dic
     raw = json.loads(path.read_text(encoding="utf-8"))
     queries: list[dict[str, Any]] = raw["queries"]
     for q in queries:
-        if q["repo"] not in raw["repos"] or q["style"] not in ("intent", "config") \
+        if q["repo"] not in raw["repos"] or q["style"] not in STYLES \
                 or not isinstance(q["line"], int) or not q["path"] or not q["name"]:
             raise ValueError(f"malformed held-out query: {q.get('query')!r}")
     return raw["repos"], queries
@@ -59,14 +61,21 @@ def summary(scores: Sequence[QueryScore]) -> dict[str, float]:
             "mrr": round(s.mrr, 3)}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.heldout", description=__doc__.split("\n")[0])
+def main(argv: Sequence[str] | None = None, queries_file: Path = HELDOUT_FILE,
+         prog: str = "python -m benchmarks.heldout", about: str | None = None) -> int:
+    """Score one query file's set (the held-out set by default; `benchmarks.blind` passes its own)."""
+    p = argparse.ArgumentParser(prog=prog, description=about or __doc__.split("\n")[0])
     p.add_argument("corpora", type=Path)
-    p.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "symscope-heldout")
+    p.add_argument("--cache-dir", type=Path,
+                   default=Path(tempfile.gettempdir()) / f"symscope-{queries_file.stem.split('_')[0]}")
     p.add_argument("--hybrid", action="store_true", help="embed library symbols first (the `semantic` extra)")
     p.add_argument("--json", type=Path, default=None, help="write every query's rank here")
     args = p.parse_args(argv)
-    repos, queries = load()
+    repos, queries = load(queries_file)
+    missing = [repo for repo in repos if not (args.corpora / repo).is_dir()]
+    if missing:
+        print(f"no corpus folder for {', '.join(missing)} under {args.corpora}", file=sys.stderr)
+        return 2
     records: list[dict[str, Any]] = []
     for repo in repos:
         with Workspace.open(args.corpora / repo, args.cache_dir / repo, ensure=False) as index:
@@ -76,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             for q in (q for q in queries if q["repo"] == repo):
                 records.append({**q, "score": score(index, index.search(q["query"], limit=MRR_CUTOFF), q)})
-    groups = {"all": records, **{s: [r for r in records if r["style"] == s] for s in ("intent", "config")},
+    styles = [s for s in STYLES if any(r["style"] == s for r in records)]
+    groups = {"all": records, **{s: [r for r in records if r["style"] == s] for s in styles},
               **{repo: [r for r in records if r["repo"] == repo] for repo in repos}}
     result = {k: summary([r["score"] for r in v]) for k, v in groups.items()}
     for key, s in result.items():
