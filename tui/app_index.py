@@ -58,6 +58,10 @@ class IndexFlow(Navigation):
         self.query_one(IndexingBar).start(manual=manual, rebuild=rebuild,
                                           show=manual or not self.ws.is_built)
 
+    def on_indexing_bar_files_committed(self, message: IndexingBar.FilesCommitted) -> None:
+        """Files the running update has committed go into the tree now: a first index fills it in."""
+        self.query_one(RepoTree).add_files(message.records, self.repo_name)
+
     def on_indexing_bar_failed(self, message: IndexingBar.Failed) -> None:
         self.indexing = False
         if message.error:
