@@ -109,7 +109,7 @@ def test_without_a_listener_committed_files_are_not_kept(tmp_path: Path) -> None
     real_init = BatchWriter.__init__
 
     def spy(self: BatchWriter, *args: object, **kwargs: object) -> None:
-        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        real_init(self, *args, **kwargs)
         kept.append(self)
 
     with pytest.MonkeyPatch.context() as mp:
