@@ -7,11 +7,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from symscope.core import walk as walk_module
 from symscope.core.index import Index
 from symscope.core.indexer import WRITE_BATCH, BatchWriter
 from symscope.core.models import IndexProgress
+from symscope.mcp_server.server import build_server
+from symscope.mcp_server.tools import Progress
 
 #: Files of the generated repo: past one write batch, so it is committed in more than one.
 FILES = 2 * WRITE_BATCH + 50
@@ -117,3 +120,31 @@ def test_without_a_listener_committed_files_are_not_kept(tmp_path: Path) -> None
         with Index.open(repo, tmp_path / "idx") as ix:
             assert ix.update(processes=1).parsed == 20
     assert kept and all(not w.keep_committed and not w.committed for w in kept)
+
+
+# -- the phases in MCP progress notifications ----------------------------------------------------
+
+
+async def test_mcp_progress_messages_name_each_phase(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk (when it lasts: here every post is let through), the parsing and, with the last
+    file, the search data; the numbers only ever increase, as the protocol requires."""
+    monkeypatch.setattr(Progress, "WALK_SECONDS", 0.0)
+    repo = _repo(tmp_path / "repo")
+    events: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        events.append((progress, total, message))
+
+    with Index.open(repo, tmp_path / "idx") as index:
+        async with Client(build_server(index)) as client:
+            result = await client.call_tool("search_symbols", {"query": "fn_7"}, progress_callback=on_progress)
+            arrived = list(events)
+    assert not result.is_error
+    numbers = [p for p, _, _ in arrived]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    walks = [(p, t, m) for p, t, m in arrived if p < 1]
+    assert walks and all(t is None for _, t, _ in walks)  # no total while walking
+    assert walks[-1][2] == f"walking the repository: {FILES:,} files found"
+    parses = arrived[len(walks):]
+    assert all(m is not None and m.startswith("parsing: pkg") for _, _, m in parses[:-1])
+    assert parses[-1] == (FILES, FILES, f"parsed {FILES:,} files; building the search data")

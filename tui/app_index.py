@@ -39,7 +39,8 @@ class IndexFlow(Navigation):
             self._populate()
         else:
             self._edit(Edit(changed=False))  # show the restored bundle
-            self.workspace.show_placeholder("Indexing this repository for the first time…")
+            self.workspace.show_placeholder("Indexing this repository for the first time…\n"
+                                            "Files appear in the tree as they are done: open any of them.")
             self.sub_title = "indexing…"
             self.start_index(manual=False)
         if self.ws.is_built and self.update_on_start:
