@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.style import Style
 from tui_support import RecordingApp, settle, until
 
 from symscope.core.index import Index
@@ -162,3 +163,29 @@ async def test_a_batch_adds_nodes_in_place_without_a_reload(first: tuple[Index, 
         assert tree.root.data.tokens == sum(r.tokens for r in records)
         tree.add_files(records, "repo")  # files already shown are not added twice
         assert tree.file_count == len(records)
+
+
+async def test_label_widths_are_measured_as_drawn(first: tuple[Index, list[Gate]], tmp_path: Path) -> None:
+    """The tree measures every shown row after each batch: the cheap measure must equal the drawn
+    label's width, for the root, open and closed folders, files, marked files and wide names."""
+    index, gates = first
+    for gate in gates:
+        gate.release()
+    wide = index.root / "pkg1" / "名前\u200b.py"
+    wide.write_text("def wide(x):\n    return x\n")
+    app = RecordingApp(index, save_dir=tmp_path / "out")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tree = app.query_one(RepoTree)
+        named = [r.path for r in index.files() if "名前" in r.path]
+        assert len(named) == 1
+        tree.reveal(named[0])
+        await pilot.pause()
+        assert tree.cursor_node is not None and tree.cursor_node.data is not None
+        assert tree.cursor_node.data.path == named[0]
+        tree._bundled = frozenset({"pkg1/mod001.py"})
+        nodes = list(tree._index_nodes.values())
+        assert len(nodes) > FILES // 3 and any(n.is_expanded for n in nodes) and any(not n.is_expanded for n in nodes)
+        for node in nodes:
+            drawn = RepoTree.render_label(tree, node, Style(), Style()).cell_len
+            assert tree.get_label_width(node) == drawn, node.data
