@@ -33,6 +33,9 @@ from symscope.tui.bundle_controller import Note
 PROGRESS_INTERVAL = 0.1
 #: Seconds at least between two `FilesCommitted` messages (the tree's updates while indexing).
 COMMIT_INTERVAL = 0.3
+#: A background update's walk is shown only once it has lasted this long: checking an
+#: up-to-date index (every start, every `r`) must not flash the bar.
+QUIET_WALK = 0.5
 
 
 class IndexingBar(Horizontal):
@@ -73,6 +76,7 @@ class IndexingBar(Horizontal):
         self._shown: IndexProgress | None = None
         self._timer: Timer | None = None
         self._loaded: int | None = None
+        self._started = 0.0
 
     def mark_loaded(self) -> None:
         """Note that the app now shows the index as it is on disk (its generation now)."""
@@ -95,6 +99,7 @@ class IndexingBar(Horizontal):
     def start(self, *, manual: bool, rebuild: bool = False, show: bool = False) -> Worker[None]:
         """Update the index in a thread worker; `show` puts the bar up before the first file."""
         self._latest = self._shown = None
+        self._started = time.monotonic()
         if show:
             self.show_progress(IndexProgress(0, 0, "", "walk"))
         return self._run(manual, rebuild)
@@ -153,9 +158,12 @@ class IndexingBar(Horizontal):
     def _poll(self) -> None:
         """Show the worker's latest progress (polled, so a slow file never leaves it stale)."""
         p = self._latest
-        if self.running and p is not None and p is not self._shown:
-            self._shown = p
-            self.show_progress(p)
+        if not self.running or p is None or p is self._shown:
+            return
+        if p.phase == "walk" and not self.display and time.monotonic() - self._started < QUIET_WALK:
+            return  # a quick check of an up-to-date index: nothing to show
+        self._shown = p
+        self.show_progress(p)
 
     def watch_running(self, running: bool) -> None:
         if running:

@@ -189,3 +189,39 @@ async def test_label_widths_are_measured_as_drawn(first: tuple[Index, list[Gate]
         for node in nodes:
             drawn = RepoTree.render_label(tree, node, Style(), Style()).cell_len
             assert tree.get_label_width(node) == drawn, node.data
+
+
+async def test_checking_an_up_to_date_index_does_not_flash_the_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The update on every start walks the repo: the bar stays down unless the walk lasts."""
+    index = Index.open(_repo(tmp_path / "repo"), index_dir=tmp_path / "idx")
+    index.update(processes=1)
+    walked = Gate(lambda p: p.phase == "walk" and p.done == FILES)
+    real_update = index.update
+
+    def gated_update(progress: Callable[[IndexProgress], None] | None = None, **kwargs: Any) -> IndexReport:
+        def gated(p: IndexProgress) -> None:
+            if progress is not None:
+                progress(p)
+            walked.check(p)
+
+        return real_update(progress=gated, **kwargs)
+
+    monkeypatch.setattr(index, "update", gated_update)
+    app = RecordingApp(index, save_dir=tmp_path / "out")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert await until(pilot, walked.reached.is_set)
+            bar = app.query_one(indexing.IndexingBar)
+            bar._poll()
+            assert app.indexing and not bar.display  # a quick walk: nothing shown
+            monkeypatch.setattr(indexing, "QUIET_WALK", 0.0)  # as if the walk had lasted
+            bar._poll()
+            assert bar.display and _label(app) == f"walking… {FILES:,} files"
+            walked.release()
+            await settle(pilot)
+            assert not app.indexing and not bar.display
+    finally:
+        walked.release()
+        index.close()
