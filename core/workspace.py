@@ -179,7 +179,8 @@ class Workspace:
 
         `progress` hears each phase (`IndexProgress.phase`: walk, parse, rank) and each committed
         batch; `cancel` (an event, or a function) is checked between files and stops the run after
-        committing what is done (the report says `cancelled`). `max_files`/`max_file_bytes` default to the engine's limits.
+        committing what is done (the report says `cancelled`). `max_files`/`max_file_bytes`
+        default to the engine's limits.
         """
         options: dict[str, Any] = {"rebuild": rebuild, "allow_any_root": allow_any_root}
         if max_files is not None:
