@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from symscope.cli.output import EXIT_USAGE, emit, fail, out
+from symscope.cli.output import EXIT_USAGE, ProgressLine, emit, fail, out
 from symscope.core import api
 from symscope.core.api import Workspace, for_terminal
 from symscope.core.errors import SymscopeError
@@ -26,8 +26,13 @@ def _cmd_index(args: argparse.Namespace) -> int:
     with Workspace.open(args.path, args.index_dir, ensure=False, discard_corrupt=args.rebuild) as ws:
         if args.semantic and not api.semantic_available():
             return fail("hybrid search needs the semantic extra: pip install 'symscope[semantic]'", EXIT_USAGE)
-        report = ws.refresh(rebuild=args.rebuild, max_files=args.max_files, max_file_bytes=args.max_file_bytes,
-                            allow_any_root=args.allow_any_root)
+        line = ProgressLine.on(sys.stderr)  # the phase, on a terminal only: pipes and --json see nothing new
+        try:
+            report = ws.refresh(line, rebuild=args.rebuild, max_files=args.max_files,
+                                max_file_bytes=args.max_file_bytes, allow_any_root=args.allow_any_root)
+        finally:
+            if line is not None:
+                line.close()
         report = dataclasses.replace(report, seconds=time.perf_counter() - started)
         vectors = ws.embed(force=args.semantic)
         where = ws.location

@@ -168,7 +168,8 @@ class Index:
         """Bring the index up to date, parsing only files whose content changed.
 
         Args:
-            progress: Called after each parsed file (from this thread).
+            progress: Called (from this thread) as the run walks, after each parsed file, and
+                around building the search data: `IndexProgress.phase` says which.
             cancelled: Polled between files; when it returns True, work stops after
                 committing what is done, leaving a consistent index.
             processes: Parser processes; default uses every core when there is enough work.

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from symscope.core.languages import extractor_fingerprint
-from symscope.core.models import FileResult, IndexProgress, IndexReport, SkippedFile
+from symscope.core.models import FileRecord, FileResult, IndexProgress, IndexReport, SkippedFile
 from symscope.core.pathnames import escape_name
 from symscope.core.settings import index_fingerprint
 from symscope.core.store import Store
@@ -52,9 +52,12 @@ REPARSE_MTIME = -2
 class BatchWriter:
     """Collects parsed files and mtime-only touches; writes them in one transaction per batch."""
 
-    def __init__(self, store: Store, size: int = WRITE_BATCH) -> None:
+    def __init__(self, store: Store, size: int = WRITE_BATCH, keep_committed: bool = False) -> None:
         self.store = store
         self.size = size
+        self.keep_committed = keep_committed
+        self.committed: list[FileRecord] = []
+        """With `keep_committed`: the files written since the caller last took them (`take_committed`)."""
         self.results: list[FileResult] = []
         self.touches: list[tuple[str, int]] = []
         self.flushed = time.monotonic()
@@ -85,9 +88,17 @@ class BatchWriter:
             if self.results:
                 self.changed = True
                 Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+        if self.keep_committed:
+            self.committed.extend(res.record for res in self.results if res.record is not None)
         self.results.clear()
         self.touches.clear()
         self.flushed = time.monotonic()
+
+    def take_committed(self) -> tuple[FileRecord, ...]:
+        """The files written since the last call (a face shows them before the run ends)."""
+        taken = tuple(self.committed)
+        self.committed.clear()
+        return taken
 
 
 class Indexer:
@@ -135,8 +146,12 @@ class Indexer:
 
             early = EarlyPool(workers, POOL_THRESHOLD)
         try:
+            if progress is not None:
+                progress(IndexProgress(0, 0, "", "walk"))
             found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None,
-                         max_files=max_files)
+                         max_files=max_files, on_progress=_walked(progress))
+            if progress is not None:
+                progress(IndexProgress(len(found.files), 0, found.files[-1].path if found.files else "", "walk"))
             to_parse: list[SourceFile] = []
             unchanged = 0
             for f in found.files:
@@ -146,7 +161,8 @@ class Indexer:
                 else:
                     to_parse.append(f)
             seen = {f.path for f in found.files}
-            run = _Run(self.store, known, rebuild, list(found.skipped), [p for p in known if p not in seen])
+            run = _Run(self.store, known, rebuild, list(found.skipped), [p for p in known if p not in seen],
+                       keep_committed=progress is not None)
             run.unchanged = unchanged
             results = self._parse_all(to_parse, workers, early.pool if early else None, cancelled)
             run.consume(results, len(to_parse), progress, cancelled)
@@ -158,7 +174,11 @@ class Indexer:
             # now, so the next search starts fast: the term index re-reads the files this run
             # changed (a cancelled run stops here: its caller asked it to stop, and the next
             # search writes what was committed)
+            if progress is not None and run.changed:
+                progress(IndexProgress(0, 1, "", "rank"))
             self.searcher.sync(cancelled=cancelled)
+            if progress is not None and run.changed:
+                progress(IndexProgress(1, 1, "", "rank"))
         files, symbols, _, _ = self.store.counts()
         report = IndexReport(
             files=files,
@@ -237,6 +257,7 @@ class _Run:
         rebuild: bool,
         skipped: list[SkippedFile],
         removed: list[str],
+        keep_committed: bool = False,
     ) -> None:
         self.store = store
         self.known = known
@@ -246,7 +267,7 @@ class _Run:
         self.parsed = 0
         self.unchanged = 0
         self.cancelled = False
-        self.writer = BatchWriter(store)
+        self.writer = BatchWriter(store, keep_committed=keep_committed)
 
     @property
     def changed(self) -> bool:
@@ -259,14 +280,17 @@ class _Run:
         progress: Callable[[IndexProgress], None] | None,
         cancelled: Callable[[], bool] | None,
     ) -> None:
-        """Store each parsed file as it arrives (in batches), reporting progress."""
+        """Store each parsed file as it arrives (in batches), reporting progress and, with it,
+        each batch's files once they are committed."""
         done = 0
+        path = ""
         try:
             with contextlib.closing(results) as parsed_files:
                 for done, res in enumerate(parsed_files, start=1):
                     self._take(res)
+                    path = res.path
                     if progress is not None:
-                        progress(IndexProgress(done, total, res.path))
+                        progress(IndexProgress(done, total, path, "parse", self.writer.take_committed()))
                     if cancelled is not None and cancelled():
                         self.cancelled = True
                         break
@@ -277,6 +301,8 @@ class _Run:
         if done < total:
             self.cancelled = True  # the parser stopped early because `cancelled` said so
         self.writer.flush()
+        if progress is not None and self.writer.committed:  # the last batch
+            progress(IndexProgress(done, total, path, "parse", self.writer.take_committed()))
 
     def _take(self, res: FileResult) -> None:
         old = self.known.get(res.path)
@@ -316,3 +342,14 @@ class _Run:
                 Store.set_meta(conn, "root", root)
             if self.changed:
                 Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+
+
+def _walked(progress: Callable[[IndexProgress], None] | None) -> Callable[[int, str], None] | None:
+    """The walk's progress (files found so far) as `IndexProgress` posts."""
+    if progress is None:
+        return None
+
+    def post(found: int, path: str) -> None:
+        progress(IndexProgress(found, 0, path, "walk"))
+
+    return post

@@ -134,13 +134,27 @@ class SearchHit:
     by the ranker: listed after the ranked hits, score 0 (`core/search/abbreviations.py`)."""
 
 
+#: The phases of an index run, in order: listing the repo's files, parsing the changed ones,
+#: building the search data.
+IndexPhase = Literal["walk", "parse", "rank"]
+
+
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
-    """Posted while indexing: `done` of `total` files parsed, `path` the latest."""
+    """Posted while indexing, so a face can say what a long first index is doing.
+
+    - `walk`: `done` indexable files found so far (`total` 0: not known yet), `path` the latest;
+    - `parse`: `done` of `total` files parsed, `path` the latest;
+    - `rank`: building the search data, `done` 0 of `total` 1 before it, 1 of 1 after.
+    """
 
     done: int
     total: int
     path: str
+    phase: IndexPhase = "parse"
+    committed: tuple[FileRecord, ...] = ()
+    """Files written to the index since the previous post (parse only, one batch at a time):
+    searchable and openable now, before the run ends."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ class RankSettings:
     """Times its qualifier's terms (`Router` in `Router.add`) repeat."""
     doc_weight: int = field(default=2, metadata=_in("index"))
     """Times its docstring's terms repeat."""
-    # -- the persisted ranker (`rank.BM25Builder`, `searcher.Searcher._build`) --
+    # -- BM25 (the term index's scores, `search/termindex.py`; softened in `rankdata.softened_bm25`) --
     k1: float = field(default=1.2, metadata=_in("ranker"))
     b: float = field(default=0.75, metadata=_in("ranker"))
     epsilon: float = field(default=0.25, metadata=_in("ranker"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,10 @@ MAX_FILES = 200_000
 MAX_DEPTH = 256
 #: Bytes of a .gitignore that are read.
 MAX_GITIGNORE_BYTES = 1_000_000
+#: Seconds at least between two `on_progress` calls while walking (a face's refresh rate).
+PROGRESS_SECONDS = 0.2
+#: Indexable files between two looks at the clock for `on_progress` (keeps the walk's cost flat).
+PROGRESS_EVERY = 64
 #: Directories never descended into, with the reason reported for them.
 SKIP_DIRS = {
     ".git": "version-control directory",
@@ -142,6 +147,7 @@ def walk(
     on_file: Callable[[SourceFile], None] | None = None,
     max_files: int | None = MAX_FILES,
     max_depth: int = MAX_DEPTH,
+    on_progress: Callable[[int, str], None] | None = None,
 ) -> WalkResult:
     """List indexable files under `root` and the reason every other file was left out.
 
@@ -157,6 +163,8 @@ def walk(
         max_files: Stop with `TooManyFilesError` past this many indexable files
             (None: no limit).
         max_depth: Folders nested deeper than this are skipped, with a reason.
+        on_progress: Called with the indexable files found so far and the latest one's path,
+            at most every `PROGRESS_SECONDS` (a first index of a big repo walks for seconds).
 
     Raises:
         TooManyFilesError: more than `max_files` indexable files.
@@ -165,6 +173,7 @@ def walk(
     files: list[SourceFile] = []
     skipped: list[SkippedFile] = []
     stack: list[_Folder] = []
+    next_post = time.monotonic() + PROGRESS_SECONDS
 
     def enter(dirpath: str, rel_dir: str, specs: list[_Ignore], depth: int) -> None:
         ignore = _load_ignore(dirpath, rel_dir)
@@ -237,6 +246,9 @@ def walk(
                 )
             if on_file is not None:
                 on_file(found)
+            if on_progress is not None and len(files) % PROGRESS_EVERY == 0 and time.monotonic() >= next_post:
+                next_post = time.monotonic() + PROGRESS_SECONDS
+                on_progress(len(files), rel)
         except OSError as exc:
             skipped.append(SkippedFile(rel, f"unreadable ({exc.strerror or exc})"))
 

@@ -177,9 +177,10 @@ class Workspace:
     ) -> IndexReport:
         """Bring the index up to date, parsing only files whose content changed (all with `rebuild`).
 
-        `progress` is called after each parsed file; `cancel` (an event, or a function) is
-        checked between files and stops the run after committing what is done (the
-        report says `cancelled`). `max_files`/`max_file_bytes` default to the engine's limits.
+        `progress` hears each phase (`IndexProgress.phase`: walk, parse, rank) and each committed
+        batch; `cancel` (an event, or a function) is checked between files and stops the run after
+        committing what is done (the report says `cancelled`). `max_files`/`max_file_bytes`
+        default to the engine's limits.
         """
         options: dict[str, Any] = {"rebuild": rebuild, "allow_any_root": allow_any_root}
         if max_files is not None:

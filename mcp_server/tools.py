@@ -98,24 +98,50 @@ def _tool(description: str, annotations: ToolAnnotations = READ_ONLY) -> Callabl
 
 
 class Progress:
-    """Index progress for the caller of one tool, as `notifications/progress` (`done` of `total`
-    files, the latest path as the message), at most `PROGRESS_STEPS` of them plus the last.
+    """Index progress for the caller of one tool, as `notifications/progress` whose message
+    names the phase: "walking: 12,345 files found", "parsing: <path>", then the search data.
 
     Every tool that answers from the index refreshes it first, and the first call on a repo
     never indexed builds the whole index: a client that sent a progress token sees it advance
     (and may keep waiting) instead of a silent call that outlasts its timeout. The SDK sends
     nothing for a caller that sent no token.
+
+    The protocol wants each notification's number above the last: the walk (whose total is not
+    known yet) counts in fractions below 1, at most one a `WALK_SECONDS` and none for a walk
+    shorter than that; parsing counts `done` of `total` files, at most `PROGRESS_STEPS` of them
+    plus the last, which also names the search data built after it.
     """
+
+    WALK_SECONDS = 1.0
 
     def __init__(self, ctx: Context[Any, Any] | None) -> None:
         self.ctx = ctx
-        self.sent: list[tuple[int, int]] = []
+        self.sent: list[tuple[float, float | None]] = []
+        self._walk_due = time.monotonic() + self.WALK_SECONDS
 
     def __call__(self, p: IndexProgress) -> None:
-        step = max(1, p.total // PROGRESS_STEPS)
-        if self.ctx is not None and not cancelled() and (p.done == p.total or p.done % step == 0):
-            self.sent.append((p.done, p.total))
-            anyio.from_thread.run(self.ctx.report_progress, p.done, p.total, for_terminal(p.path))
+        if self.ctx is None or cancelled():
+            return
+        note = self._note(p)
+        if note is None or (self.sent and note[0] <= self.sent[-1][0]):
+            return
+        value, total, message = note
+        self.sent.append((value, total))
+        anyio.from_thread.run(self.ctx.report_progress, value, total, message)
+
+    def _note(self, p: IndexProgress) -> tuple[float, float | None, str] | None:
+        """The notification for `p` (number, total, message), or None when it is not sent."""
+        if p.phase == "walk":
+            if time.monotonic() < self._walk_due:
+                return None
+            self._walk_due = time.monotonic() + self.WALK_SECONDS
+            return p.done / (p.done + 1), None, f"walking the repository: {p.done:,} files found"
+        if p.phase == "parse":
+            if p.done == p.total:
+                return p.done, p.total, f"parsed {p.total:,} files; building the search data"
+            if p.done % max(1, p.total // PROGRESS_STEPS) == 0:
+                return p.done, p.total, f"parsing: {for_terminal(p.path)}"
+        return None  # the search data: named by the last parse notification
 
 
 # -- the tools ----------------------------------------------------------------------------------

@@ -111,7 +111,8 @@ _INDEX_SCRIPT = textwrap.dedent(
         threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()
 
     def progress(p):
-        print("parsed", p.done, flush=True)
+        if p.phase == "parse":
+            print("parsed", p.done, flush=True)
 
     with Index.open(sys.argv[1], sys.argv[2]) as ix:
         ix.update(processes=2, progress=progress)

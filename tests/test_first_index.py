@@ -73,7 +73,8 @@ def _cancel_at(n: int) -> tuple[Callable[[IndexProgress], None], Callable[[], bo
     done: list[int] = []
 
     def progress(p: IndexProgress) -> None:
-        done.append(p.done)
+        if p.phase == "parse":
+            done.append(p.done)
 
     return progress, lambda: bool(done) and done[-1] >= n
 
@@ -101,7 +102,7 @@ def test_an_exception_half_way_keeps_what_was_parsed(tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo")
 
     def fails(p: IndexProgress) -> None:
-        if p.done == HALF:
+        if p.phase == "parse" and p.done == HALF:
             raise RuntimeError("the caller's progress display broke")
 
     with Index.open(repo, tmp_path / "idx") as ix:
@@ -119,7 +120,7 @@ def test_a_parser_worker_killed_half_way_loses_nothing(tmp_path: Path) -> None:
     killed: list[int] = []
 
     def kill_a_worker(p: IndexProgress) -> None:
-        if p.done >= 64 and not killed:  # after the first batch: the pool is busy with the rest
+        if p.phase == "parse" and p.done >= 64 and not killed:  # after the first batch: the pool is busy with the rest
             worker = multiprocessing.active_children()[0]
             assert worker.pid is not None
             os.kill(worker.pid, signal.SIGKILL)
@@ -139,7 +140,7 @@ KILLER = textwrap.dedent("""
     from symscope.core.index import Index
 
     def progress(p):
-        if p.done == int(sys.argv[3]):
+        if p.phase == "parse" and p.done == int(sys.argv[3]):
             os.kill(os.getpid(), signal.SIGKILL)
 
     with Index.open(sys.argv[1], sys.argv[2]) as ix:

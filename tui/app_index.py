@@ -39,7 +39,8 @@ class IndexFlow(Navigation):
             self._populate()
         else:
             self._edit(Edit(changed=False))  # show the restored bundle
-            self.workspace.show_placeholder("Indexing this repository for the first time…")
+            self.workspace.show_placeholder("Indexing this repository for the first time…\n"
+                                            "Files appear in the tree as they are done: open any of them.")
             self.sub_title = "indexing…"
             self.start_index(manual=False)
         if self.ws.is_built and self.update_on_start:
@@ -57,6 +58,10 @@ class IndexFlow(Navigation):
         self.indexing = True
         self.query_one(IndexingBar).start(manual=manual, rebuild=rebuild,
                                           show=manual or not self.ws.is_built)
+
+    def on_indexing_bar_files_committed(self, message: IndexingBar.FilesCommitted) -> None:
+        """Files the running update has committed go into the tree now: a first index fills it in."""
+        self.query_one(RepoTree).add_files(message.records, self.repo_name)
 
     def on_indexing_bar_failed(self, message: IndexingBar.Failed) -> None:
         self.indexing = False

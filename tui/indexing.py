@@ -2,12 +2,15 @@
 
 Progress is not a message: the worker stores its latest `IndexProgress` and the bar
 polls it, so a burst of small files cannot flood the queue and a slow one never
-leaves the bar stale. The bar posts `IndexingBar.Finished` or `IndexingBar.Failed`
-up to the App when the run ends.
+leaves the bar stale. It names the phase: walking the repo, parsing, building the
+search data. Files the run has committed go up to the App as `IndexingBar.FilesCommitted`,
+gathered into at most a few messages a second, so the tree fills in during a first index.
+The bar posts `IndexingBar.Finished` or `IndexingBar.Failed` up to the App when the run ends.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from textual import on, work
@@ -22,12 +25,17 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from symscope.core.api import Workspace, for_terminal, language_names
 from symscope.core.errors import SymscopeError
-from symscope.core.models import IndexProgress, IndexReport
+from symscope.core.models import FileRecord, IndexProgress, IndexReport
 from symscope.tui.actions import KeyHints
 from symscope.tui.bundle_controller import Note
 
 #: Seconds between progress bar refreshes while indexing.
 PROGRESS_INTERVAL = 0.1
+#: Seconds at least between two `FilesCommitted` messages (the tree's updates while indexing).
+COMMIT_INTERVAL = 0.3
+#: A background update's walk is shown only once it has lasted this long: checking an
+#: up-to-date index (every start, every `r`) must not flash the bar.
+QUIET_WALK = 0.5
 
 
 class IndexingBar(Horizontal):
@@ -39,6 +47,12 @@ class IndexingBar(Horizontal):
 
         report: IndexReport
         manual: bool
+
+    @dataclass
+    class FilesCommitted(Message):
+        """Files the running update has written to the index: searchable and openable now."""
+
+        records: list[FileRecord]
 
     @dataclass
     class Failed(Message):
@@ -62,6 +76,7 @@ class IndexingBar(Horizontal):
         self._shown: IndexProgress | None = None
         self._timer: Timer | None = None
         self._loaded: int | None = None
+        self._started = 0.0
 
     def mark_loaded(self) -> None:
         """Note that the app now shows the index as it is on disk (its generation now)."""
@@ -84,16 +99,26 @@ class IndexingBar(Horizontal):
     def start(self, *, manual: bool, rebuild: bool = False, show: bool = False) -> Worker[None]:
         """Update the index in a thread worker; `show` puts the bar up before the first file."""
         self._latest = self._shown = None
+        self._started = time.monotonic()
         if show:
-            self.show_progress(0, None, "scanning files…")
+            self.show_progress(IndexProgress(0, 0, "", "walk"))
         return self._run(manual, rebuild)
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False, description="index update")
     def _run(self, manual: bool, rebuild: bool) -> None:
         worker = get_current_worker()
+        committed: list[FileRecord] = []
+        posted = time.monotonic()
 
         def progress(p: IndexProgress) -> None:
+            nonlocal posted
             self._latest = p  # read by `_poll` on the UI thread
+            if p.committed:
+                committed.extend(p.committed)
+            if committed and time.monotonic() - posted >= COMMIT_INTERVAL:
+                self.post_message(self.FilesCommitted(committed.copy()))
+                committed.clear()
+                posted = time.monotonic()
 
         def run(processes: int | None) -> IndexReport:
             return self.ws.refresh(progress, lambda: worker.is_cancelled, processes=processes,
@@ -112,21 +137,33 @@ class IndexingBar(Horizontal):
         except Exception as exc:  # an engine bug must not take the UI down
             self.post_message(self.Failed(f"indexing failed: {type(exc).__name__}: {exc}"))
             return
+        if committed:
+            self.post_message(self.FilesCommitted(committed))  # before `Finished`: the order holds
         self.post_message(self.Finished(report, manual))
 
-    def show_progress(self, done: int, total: int | None, path: str) -> None:
+    def show_progress(self, p: IndexProgress) -> None:
+        """Show one phase: "walking… 12,345 files", "parsing 1,234 / 50,000", "building search data…"."""
         self.display = True
-        self.query_one(ProgressBar).update(total=total, progress=done)
-        label = f"Indexing {done:,}/{total:,}" if total else "Indexing"
+        bar = self.query_one(ProgressBar)
+        if p.phase == "parse" and p.total:
+            bar.update(total=p.total, progress=p.done)
+            label = f"parsing {p.done:,} / {p.total:,}"
+        else:
+            bar.update(total=None)  # not known while walking; one step while ranking: it pulses
+            label = f"walking… {p.done:,} files" if p.phase == "walk" else "building search data…"
         self.query_one("#progress-label", Label).update(label)
+        path = p.path if p.phase != "rank" else ""
         self.query_one("#progress-file", Label).update(Content(for_terminal(path)))
 
     def _poll(self) -> None:
         """Show the worker's latest progress (polled, so a slow file never leaves it stale)."""
         p = self._latest
-        if self.running and p is not None and p is not self._shown:
-            self._shown = p
-            self.show_progress(p.done, p.total, p.path)
+        if not self.running or p is None or p is self._shown:
+            return
+        if p.phase == "walk" and not self.display and time.monotonic() - self._started < QUIET_WALK:
+            return  # a quick check of an up-to-date index: nothing to show
+        self._shown = p
+        self.show_progress(p)
 
     def watch_running(self, running: bool) -> None:
         if running:

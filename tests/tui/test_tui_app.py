@@ -466,7 +466,7 @@ async def test_first_index_shows_progress_and_stays_responsive(
         def gated(p: IndexProgress) -> None:
             if progress is not None:
                 progress(p)
-            if p.done == 3:
+            if p.phase == "parse" and p.done == 3:
                 reached.set()
                 release.wait(10)
 
@@ -489,7 +489,7 @@ async def test_first_index_shows_progress_and_stays_responsive(
             assert app.indexing and app.query_one("#progress").display
             assert bar.total == len(index.files()) or bar.total == 10
             assert bar.progress == 3
-            assert "Indexing 3/10" in str(app.query_one("#progress-label").render())
+            assert "parsing 3 / 10" in str(app.query_one("#progress-label").render())
             # The UI answers while the worker is blocked.
             await pilot.press("question_mark")
             await pilot.pause()

@@ -22,6 +22,7 @@ from textual.pilot import Pilot
 from tui_support import RecordingApp, search, settle
 
 from symscope.core.index import Index
+from symscope.core.models import IndexProgress
 from symscope.core.pathnames import escape_name
 from symscope.tui.bundle_screens import ConfirmDepsScreen
 from symscope.tui.indexing import IndexingBar
@@ -141,7 +142,7 @@ async def test_hostile_names_and_source_are_drawn_escaped(hostile_index: Index, 
         await pilot.press("question_mark")
         await _check(pilot, "help screen")
         await pilot.press("escape")
-        app.query_one(IndexingBar).show_progress(1, 7, next(iter(HOSTILE_FILES)))
+        app.query_one(IndexingBar).show_progress(IndexProgress(1, 7, next(iter(HOSTILE_FILES))))
         await _check(pilot, "indexing progress")
         await pilot.press("ctrl+p")
         await pilot.pause()

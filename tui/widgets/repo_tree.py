@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import on
@@ -60,6 +63,13 @@ def _build(files: list[FileRecord]) -> _Folder:
     return root
 
 
+def _order(entry: Entry | None) -> tuple[bool, str]:
+    """Where a node goes among its siblings: folders first, then files, each by name as `load` sorts."""
+    if entry is None:
+        return (False, "")
+    return (not entry.is_dir, entry.name.lower() if entry.is_dir else entry.path.lower())
+
+
 class RepoTree(Tree[Entry]):
     """Folders first, then files, each labelled with its exact token count.
 
@@ -106,6 +116,8 @@ class RepoTree(Tree[Entry]):
         """Every folder by path; a folder's children become nodes when it is first expanded."""
         self._index_nodes: dict[str, TreeNode[Entry]] = {}
         self._loaded: set[str] = set()
+        self._paths: set[str] = set()
+        """Every file shown (nodes or not yet)."""
         self._file_count = 0
         self._bundled: frozenset[str] = frozenset()
 
@@ -119,6 +131,7 @@ class RepoTree(Tree[Entry]):
         cursor = self.cursor_node.data.path if self.cursor_node and self.cursor_node.data else None
         tree = _build(files)
         self._file_count = len(files)
+        self._paths = {rec.path for rec in files}
         self._folders = {}
         self._collect(tree)
         self.clear()
@@ -136,6 +149,63 @@ class RepoTree(Tree[Entry]):
             self._open_folder(self.root.children[0])  # a lone top folder: open it
         if cursor is not None:
             self.reveal(cursor)
+
+    def add_files(self, records: Sequence[FileRecord], root_name: str) -> None:
+        """Show files an index run has just committed, without a reload (a first index fills in).
+
+        Only folders whose nodes exist get new nodes (in sorted place), and only they and the
+        folders above are redrawn: the cost is the batch's, not the repo's. Files already shown
+        are left as they are; the reload after the run brings every figure up to date.
+        """
+        if self.root.data is None:
+            self.load([], root_name)
+        was_empty = not self._file_count
+        touched: set[str] = set()
+        for rec in records:
+            if rec.path in self._paths:
+                continue
+            self._paths.add(rec.path)
+            self._file_count += 1
+            parts = rec.path.split("/")
+            folder = self._folders[""]
+            for i, part in enumerate(parts[:-1]):
+                folder.tokens += rec.tokens
+                folder.count += 1
+                touched.add(folder.path)
+                child = folder.folders.get(part)
+                if child is None:
+                    child = folder.folders[part] = _Folder(part, "/".join(parts[: i + 1]), {}, [])
+                    self._folders[child.path] = child
+                    self._insert(folder.path, Entry(child.path, part, True, 0, 0))
+                folder = child
+            folder.tokens += rec.tokens
+            folder.count += 1
+            touched.add(folder.path)
+            folder.files.append(rec)
+            self._insert(folder.path, Entry(rec.path, parts[-1], False, rec.tokens, 1))
+        for path in touched:
+            node = self._index_nodes.get(path)
+            if node is not None and node.data is not None:
+                folder = self._folders[path]
+                node.data = replace(node.data, tokens=folder.tokens, files=folder.count)
+                node.refresh()
+        top = self._folders[""]
+        if was_empty and len(top.folders) == 1 and not top.files and self.root.children:
+            self._open_folder(self.root.children[0])  # a lone top folder: open it, as `load` does
+
+    def _insert(self, parent: str, entry: Entry) -> None:
+        """Add a node for `entry` under the folder `parent`, if that folder's nodes exist."""
+        node = self._index_nodes.get(parent)
+        if node is None or parent not in self._loaded:
+            return  # made from `_folders` when the folder is first expanded
+        at = bisect.bisect_right(node.children, _order(entry), key=lambda n: _order(n.data))
+        before = node.children[at] if at < len(node.children) else None
+        label = Text(for_terminal(entry.name))
+        if entry.is_dir:
+            child = node.add(label, entry, before=before, allow_expand=True)
+        else:
+            child = node.add_leaf(label, entry, before=before)
+        self._index_nodes[entry.path] = child
 
     def _collect(self, folder: _Folder) -> None:
         self._folders[folder.path] = folder
@@ -210,6 +280,21 @@ class RepoTree(Tree[Entry]):
             node = self._index_nodes.get(path)
             if node is not None:
                 node.refresh()
+
+    def get_label_width(self, node: TreeNode[Entry]) -> int:
+        """`render_label`'s width without rendering it: the tree measures every shown row after
+        each change, so a batch of new files under an open 5,000-file folder stays cheap."""
+        entry = node.data
+        if entry is None:
+            return super().get_label_width(node)
+        if node is self.root:
+            prefix = 0
+        elif entry.is_dir:
+            prefix = cell_len(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE)
+        else:
+            prefix = 2 + (cell_len("● ") if entry.path in self._bundled else 0)
+        slash = 1 if entry.is_dir and node is not self.root else 0
+        return prefix + cell_len(for_terminal(entry.name)) + slash + 2 + cell_len(fmt.tokens(entry.tokens))
 
     def render_label(self, node: TreeNode[Entry], base_style: Style, style: Style) -> Text:
         entry = node.data
