@@ -71,6 +71,10 @@ class _Ignore:
     rules: IgnoreRules
 
 
+#: The .gitignore files read so far, by folder (None: it has none), for `excluded` to reuse.
+IgnoreCache = dict[str, "_Ignore | None"]
+
+
 def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
     # Not followed if a symlink (as git does), never blocking on a FIFO, never huge.
     data = read_head(os.path.join(dirpath, ".gitignore"), MAX_GITIGNORE_BYTES)
@@ -93,6 +97,17 @@ def _ignored(specs: list[_Ignore], rel: str, is_dir: bool) -> bool:
         if verdict is not None:
             ignored = verdict
     return ignored
+
+
+def excluded(root: str, rel: str, is_dir: bool, cache: IgnoreCache | None = None) -> bool:
+    """Whether the walk leaves repo-relative `rel` (escaped) out by folder or .gitignore rules:
+    a skipped folder on its way (or `rel` itself one), or its own .gitignore verdict. For a file
+    watcher, to drop what no index run would look at; `cache` keeps the .gitignore files read."""
+    if any(unescape_name(part) in SKIP_DIRS for part in rel.split("/")):
+        return True
+    parent = rel.rpartition("/")[0]
+    specs = ignore_specs(root, parent, cache=cache)
+    return specs is None or _ignored(specs, rel, is_dir)
 
 
 def _is_inside(target: str, root: str) -> bool:
@@ -184,7 +199,7 @@ def _folder_skip(name: str, rel: str, specs: list[_Ignore], depth: int, max_dept
 
 
 def ignore_specs(root: str, folder: str, max_depth: int = MAX_DEPTH,
-                 cache: dict[str, _Ignore | None] | None = None) -> list[_Ignore] | None:
+                 cache: IgnoreCache | None = None) -> list[_Ignore] | None:
     """The .gitignore rules that apply inside repo-relative `folder` (escaped), as the walk holds
     them there; None when the walk never enters it (a folder on the way is skipped, a symlink,
     or missing). Reads one .gitignore per level (`cache` keeps them between calls)."""
