@@ -287,14 +287,14 @@ def walk(
             continue  # below a folder the walk skips (reported as that folder), or gone
         disk = os.path.join(str(root), *fs_parts(rel_path))
         try:
-            entry = _NamedEntry(disk, os.lstat(disk))
+            named = _NamedEntry(disk, os.lstat(disk))
         except FileNotFoundError:
             continue
         except OSError as exc:
             skipped.append(SkippedFile(rel_path, f"unreadable ({exc.strerror or exc})"))
             continue
         depth = parent.count("/") + 1 if parent else 0
-        stack.append(_Folder(parent, specs, [entry], depth))
+        stack.append(_Folder(parent, specs, [named], depth))
     while stack:
         folder = stack[-1]
         if folder.next >= len(folder.entries):

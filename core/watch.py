@@ -28,7 +28,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from symscope.core.pathnames import escape_name, fs_path
@@ -109,8 +109,10 @@ class RepoWatcher:
     def start(self, wait: bool = False, timeout: float = START_TIMEOUT) -> bool:
         """Start watching in a daemon thread; with `wait`, return once the watch is in place
         (events made after that are seen). Returns whether it is known to be in place."""
-        if self.mode == "off" or self._thread is not None:
-            return self._ready
+        if self.mode == "off":
+            return False
+        if self._thread is not None:  # started already: wait for it, if asked to
+            return self._until_ready(timeout) if wait else self._ready
         with contextlib.suppress(OSError):
             self.markers.mkdir(parents=True, exist_ok=True)
         self._thread = threading.Thread(target=self._run, name="symscope-watch", daemon=True)
@@ -213,7 +215,7 @@ class RepoWatcher:
                          type(exc).__name__, escape_name(str(exc)), self.poll_ms)
                 polling, self.mode = True, "poll"
 
-    def _deliver(self, changes: set[tuple[object, str]]) -> None:
+    def _deliver(self, changes: Iterable[tuple[object, str]]) -> None:
         """Hand on the batch's repo paths, then release the `sync` calls whose marker it holds."""
         markers: list[str] = []
         paths: set[str] = set()

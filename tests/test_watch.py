@@ -82,7 +82,7 @@ def test_refresh_paths_adds_changes_and_removes_exactly_the_named_files(
     assert (report.parsed, report.removed, report.unchanged) == (2, 1, 0)
     assert ws.generation() > before
     assert sorted(f.path for f in ws.files()) == ["lib/gamma.go", "pkg/alpha.py", "pkg/delta.py"]
-    assert [h.symbol.id for h in ws.search("delta rate")][0] == "pkg/delta.py::delta_rate#function"
+    assert ws.search("delta rate")[0].symbol.id == "pkg/delta.py::delta_rate#function"
     assert [s.name for s in ws.file_symbols("pkg/alpha.py")] == ["alpha_mean"]
     assert not ws.search("BetaStore", kind="class")
     assert ws.file("lib/gamma.go") == untouched  # a file not named is not looked at
