@@ -117,7 +117,11 @@ class RepoWatcher:
             self.markers.mkdir(parents=True, exist_ok=True)
         self._thread = threading.Thread(target=self._run, name="symscope-watch", daemon=True)
         self._thread.start()
-        return self._until_ready(timeout) if wait else False
+        if wait:
+            return self._until_ready(timeout)
+        threading.Thread(target=self._until_ready, args=(timeout,), name="symscope-watch-start",
+                         daemon=True).start()
+        return False
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop watching (the thread ends within a `STEP_MS` step, or a poll)."""
@@ -126,6 +130,11 @@ class RepoWatcher:
             self._thread.join(timeout)
         with self._seen_changed:
             self._seen_changed.notify_all()
+
+    @property
+    def ready(self) -> bool:
+        """True once the watch is known to be in place (a marker came back) and still running."""
+        return self._ready and self.running
 
     @property
     def running(self) -> bool:
@@ -147,8 +156,8 @@ class RepoWatcher:
         when it cannot be (polling, not watching, or no answer within `timeout`): the caller
         then checks what it must itself.
         """
-        if self.mode != "events" or not self.running:
-            return False
+        if self.mode != "events" or not self.ready:
+            return False  # not in place yet (a big tree takes a while): no wait for nothing
         return self._roundtrip(timeout)
 
     def _until_ready(self, timeout: float) -> bool:

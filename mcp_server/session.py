@@ -141,14 +141,25 @@ class Session:
         return self._refreshed(lambda: self.ws.refresh(progress, cancel=cancel, paths=paths,
                                                        **self.update_options))
 
+    def watching(self) -> str:
+        """How changes are noticed, in a few words (for `index_status`)."""
+        watcher = self.watcher
+        if watcher is None or watcher.mode == "off":
+            return "off (each call checks the whole repo)"
+        if not watcher.ready:
+            return f"{watcher.mode}, starting (calls check the whole repo until it is in place)"
+        if watcher.mode == "poll":
+            return f"polling every {watcher.poll_ms} ms (file events unavailable)"
+        return "file events"
+
     # -- freshness per call ---------------------------------------------------------------
 
     def catch_up(self) -> IndexReport | None:
         """Make the index hold every change made before this call (hold `lock`): the queued
         paths when the watcher vouches for the queue (see the class), else the whole-repo check."""
         watcher = self.watcher
-        if watcher is None or not watcher.running or not self.ws.is_built:
-            return self.refresh()
+        if watcher is None or not watcher.ready or not self.ws.is_built:
+            return self.refresh()  # not watching, or not yet in place: check everything
         if watcher.mode == "events":
             started = time.perf_counter()
             synced = watcher.sync()
