@@ -139,7 +139,7 @@ def mcp_session(repo: Path, index: Path) -> dict[str, Any]:
                     t = time.perf_counter()
                     found = text(await client.call_tool("search_symbols", {"query": EDIT_QUERY, "limit": 5}))
                     out["edit_ms"] = round((time.perf_counter() - t) * 1000, 1)
-                    out["edit_found"] = "zebra_probe_marker" in found
+                    out["edit_found"] = "zebraprobemarker" in found.lower().replace("_", "")
                 finally:
                     target.write_bytes(original)
                 await client.call_tool("search_symbols", {"query": EDIT_QUERY, "limit": 5})  # undone

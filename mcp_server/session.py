@@ -138,8 +138,18 @@ class Session:
             paths, self._pending = sorted(self._pending), set()
         if not paths:
             return None
-        return self._refreshed(lambda: self.ws.refresh(progress, cancel=cancel, paths=paths,
-                                                       **self.update_options))
+        report = None
+        try:
+            report = self._refreshed(lambda: self.ws.refresh(progress, cancel=cancel, paths=paths,
+                                                             **self.update_options))
+        finally:
+            if report is None or report.cancelled:  # not applied (or not all): the next try has them
+                self._queue_again(paths)
+        return report
+
+    def _queue_again(self, paths: list[str]) -> None:
+        with self._pending_lock:
+            self._pending.update(paths)
 
     def watching(self) -> str:
         """How changes are noticed, in a few words (for `index_status`)."""
