@@ -52,6 +52,7 @@ async def test_a_file_written_while_the_app_runs_appears_without_a_refresh(
         (index.root / "shortener" / "limits.py").unlink()
         assert await until(pilot, lambda: app.query_one(RepoTree).file_count == before, TIMEOUT)
         assert index.file("shortener/limits.py") is None
+    assert not watcher.running  # the watch ends with the app
 
 
 async def test_the_app_does_not_watch_unless_asked(app: RecordingApp) -> None:
