@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from symscope.core.index import Index as Index
     from symscope.core.related import DepsPlan, RelatedRow, RelatedRows
     from symscope.core.secrets import Finding
+    from symscope.core.watch import WATCH_ENV, RepoWatcher, watch_mode
 
 # The workspace, its limits and its cancellation signal.
 __all__ = ["MAX_DEPTH", "MAX_PATH_CHARS", "MAX_QUERY_CHARS", "Cancel", "IntRange", "Workspace",
@@ -111,6 +112,8 @@ __all__ += ["DEPENDENCY_DETAIL", "FORMAT_SUFFIX", "BudgetError", "Bundle", "Bund
             "file_key", "next_detail", "symbol_key"]
 # The Related pane's rows and the add-with-dependencies plan (loaded on first use).
 __all__ += ["DepsPlan", "RelatedRow", "RelatedRows"]
+# Live updates: the file watcher of a repository and its mode (`SYMSCOPE_WATCH`).
+__all__ += ["WATCH_ENV", "RepoWatcher", "watch_mode"]
 # The search box's filter syntax (`kind:struct lang:go path:lib/* words`).
 __all__ += ["FILTER_KEYS", "ParsedQuery", "parse_query", "set_filter"]
 # The one JSON projection of the answers (CLI `--json`, MCP, benchmarks).
@@ -131,6 +134,7 @@ _LAZY: dict[str, str] = {
                      "BundleItem", "BundleResult", "DependencyOf", "Detail", "Format", "Redaction",
                      "ResolvedItem", "file_key", "next_detail", "symbol_key"), "symscope.core.bundle"),
     **dict.fromkeys(("DepsPlan", "RelatedRow", "RelatedRows"), "symscope.core.related"),
+    **dict.fromkeys(("WATCH_ENV", "RepoWatcher", "watch_mode"), "symscope.core.watch"),
 }
 
 

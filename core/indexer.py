@@ -11,6 +11,9 @@ A run under new settings (a new extractor, tokenizer or term lever), the first o
 included, records its fingerprint as partial (`PARTIAL` + it) and marks every older
 file `REPARSE_MTIME` before it starts, so the run after an interruption re-parses
 exactly those; the fingerprint is whole once a run completes.
+
+`Indexer.update_paths` is the same run over named paths only (what a file watcher saw
+change): it stats, hashes and parses just those, so its cost grows with the change.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -192,6 +195,66 @@ class Indexer:
         )
         return report
 
+    def update_paths(
+        self,
+        paths: Iterable[str],
+        progress: Callable[[IndexProgress], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        processes: int | None = None,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        max_files: int | None = MAX_FILES,
+        allow_any_root: bool = False,
+    ) -> IndexReport:
+        """Bring just these repo-relative paths (escaped; a folder means its files) up to date.
+
+        Each path is judged as the whole walk would (`walk(only=...)`): a new file obeys the
+        .gitignore files above it and the size and content limits, a path now missing (or
+        newly ignored) is removed, and the skipped files under the paths are replaced by
+        what this run found. A changed `.gitignore` re-checks its whole folder. Only the
+        rows of these paths are read: the cost grows with the paths, not with the repo.
+
+        An index never completed under these settings, or the root among the paths, gets
+        the whole run instead (`update`, where `max_files` and `allow_any_root` apply).
+        """
+        from symscope.core.walk import walk  # only indexing needs pathspec
+
+        started = time.perf_counter()
+        scopes = _scopes(paths)
+        fingerprint = index_fingerprint(extractor_fingerprint())
+        if "" in scopes or self.store.get_meta("fingerprint") != fingerprint \
+                or self.store.get_meta("indexed_at") is None:
+            return self.update(progress, cancelled, processes, max_file_bytes, False, max_files, allow_any_root)
+        if not scopes:
+            files, symbols, _, _ = self.store.counts()
+            return IndexReport(files, symbols, 0, 0, 0, [], time.perf_counter() - started)
+        self.store.check_writable()
+        known = self._known_under(scopes)
+        found = walk(self.root, max_file_bytes, max_files=None, only=scopes)
+        to_parse = [f for f in found.files
+                    if (old := known.get(f.path)) is None or old[0] != f.size or old[1] != f.mtime_ns]
+        seen = {f.path for f in found.files}
+        run = _Run(self.store, known, False, list(found.skipped), [p for p in known if p not in seen])
+        run.unchanged = len(found.files) - len(to_parse)
+        workers = processes if processes is not None else (os.cpu_count() or 1)
+        run.consume(self._parse_all(to_parse, workers, None, cancelled), len(to_parse), progress, cancelled)
+        run.finish_scoped(scopes)
+        if self.searcher is not None and not run.cancelled:
+            self.searcher.sync(cancelled=cancelled)  # the changed files' documents only
+        files, symbols, _, _ = self.store.counts()
+        return IndexReport(files=files, symbols=symbols, parsed=run.parsed, unchanged=run.unchanged,
+                           removed=len(set(run.removed)), skipped=sorted(run.skipped, key=lambda s: s.path),
+                           seconds=time.perf_counter() - started, cancelled=run.cancelled)
+
+    def _known_under(self, scopes: list[str]) -> dict[str, tuple[int, int, str]]:
+        """The stats of the indexed files at or under each scope (primary-key range reads)."""
+        known: dict[str, tuple[int, int, str]] = {}
+        for scope in scopes:
+            for path, size, mtime, digest in self.store.query(
+                    "SELECT path, size, mtime_ns, hash FROM files WHERE path=? OR (path>=? AND path<?)",
+                    (scope, scope + "/", scope + "0")):  # "0" sorts right after "/"
+                known[path] = (size, mtime, digest)
+        return known
+
     def _resuming(self, fingerprint: str) -> bool:
         """True when an interrupted run under these settings is to be finished: every file
         it has not re-parsed yet is marked `REPARSE_MTIME`, the others are current."""
@@ -342,6 +405,41 @@ class _Run:
                 Store.set_meta(conn, "root", root)
             if self.changed:
                 Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+
+    def finish_scoped(self, scopes: list[str]) -> None:
+        """`finish` for a run over `scopes` only: drop its removed files and replace the skipped
+        rows under the scopes (the others stand); nothing is written when nothing changed."""
+        bounds = [(s, s + "/", s + "0") for s in scopes]
+        where = "path=? OR (path>=? AND path<?)"  # the folder's own row is `scope/`
+        old = {SkippedFile(p, r) for b in bounds
+               for p, r in self.store.query(f"SELECT path, reason FROM skipped WHERE {where}", b)}
+        if self.cancelled or (not self.changed and old == set(self.skipped)):
+            return
+        with self.store.transaction() as conn:
+            for path in self.removed:
+                Store.remove_file(conn, path)
+            for b in bounds:
+                conn.execute(f"DELETE FROM skipped WHERE {where}", b)
+            conn.executemany("INSERT OR REPLACE INTO skipped(path, reason) VALUES (?, ?)",
+                             [(s.path, s.reason) for s in self.skipped])
+            if self.changed:
+                Store.set_meta(conn, "indexed_at", f"{time.time():.0f}")
+                Store.set_meta(conn, "generation", str(self.store.generation() + 1))
+
+
+def _scopes(paths: Iterable[str]) -> list[str]:
+    """The paths to re-check, each once: `/`s trimmed, a `.gitignore` as its folder (its rules
+    decide the whole folder), none inside another one given ("" is the root: everything)."""
+    wanted: set[str] = set()
+    for path in paths:
+        path = path.strip("/")
+        folder, _, name = path.rpartition("/")
+        wanted.add(folder if name == ".gitignore" else path)
+    if "" in wanted:
+        return [""]
+    return sorted(p for p in wanted  # checked against each folder above it: linear in the paths
+                  if not any(p[:i] in wanted for i in range(len(p)) if p[i] == "/"))
+
 
 
 def _walked(progress: Callable[[IndexProgress], None] | None) -> Callable[[int, str], None] | None:

@@ -1,9 +1,10 @@
 """`RankSettings`: the levers and constants that shape everything derived from an index.
 
 Three caches are derived from a repository: the search terms stored in the SQLite
-index, the persisted ranker (`rank.pickle`) and the semantic vectors (`semantic.npz`).
-Each records the `fingerprint` of the settings it was built with and is rebuilt (or
-refused) when the settings in use differ, so a benchmark that turns a lever off never
+index, the term index (`search.tantivy`, written from those terms) and the semantic
+vectors (`semantic.npz`). The terms and the vectors record the `fingerprint` of the
+settings they were built with and are rebuilt (or refused) when the settings in use
+differ, so a benchmark that turns a lever off never
 changes the answers of a later default search.
 
 The constants here are the only copy of their values: `ingest`, `rank`, `searcher` and

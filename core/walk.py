@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
+import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from symscope.core.errors import TooManyFilesError, UnsafeRootError
 from symscope.core.files import read_head
 from symscope.core.ignore import IgnoreRules, rules_of
 from symscope.core.languages import LanguageSpec, language_for_extension, language_for_shebang
 from symscope.core.models import SkippedFile
-from symscope.core.pathnames import escape_name, unescape_name
+from symscope.core.pathnames import escape_name, fs_parts, unescape_name
 
 #: Default size limit: larger files are generated or data, not code to read.
 MAX_FILE_BYTES = 1_000_000
@@ -74,6 +76,10 @@ class _Ignore:
     rules: IgnoreRules
 
 
+#: The .gitignore files read so far, by folder (None: it has none), for `excluded` to reuse.
+IgnoreCache = dict[str, "_Ignore | None"]
+
+
 def _load_ignore(dirpath: str, rel_dir: str) -> _Ignore | None:
     # Not followed if a symlink (as git does), never blocking on a FIFO, never huge.
     data = read_head(os.path.join(dirpath, ".gitignore"), MAX_GITIGNORE_BYTES)
@@ -96,6 +102,17 @@ def _ignored(specs: list[_Ignore], rel: str, is_dir: bool) -> bool:
         if verdict is not None:
             ignored = verdict
     return ignored
+
+
+def excluded(root: str, rel: str, is_dir: bool, cache: IgnoreCache | None = None) -> bool:
+    """Whether the walk leaves repo-relative `rel` (escaped) out by folder or .gitignore rules:
+    a skipped folder on its way (or `rel` itself one), or its own .gitignore verdict. For a file
+    watcher, to drop what no index run would look at; `cache` keeps the .gitignore files read."""
+    if any(unescape_name(part) in SKIP_DIRS for part in rel.split("/")):
+        return True
+    parent = rel.rpartition("/")[0]
+    specs = ignore_specs(root, parent, cache=cache)
+    return specs is None or _ignored(specs, rel, is_dir)
 
 
 def _is_inside(target: str, root: str) -> bool:
@@ -130,15 +147,92 @@ def check_root(root: Path, allow: bool = False) -> None:
         )
 
 
+class _Entry(Protocol):
+    """What the walk asks of a folder entry: an `os.DirEntry`, or a `_NamedEntry`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    def is_symlink(self) -> bool: ...
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool: ...
+    def is_file(self, *, follow_symlinks: bool = True) -> bool: ...
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result: ...
+
+
+class _NamedEntry:
+    """One named path as a folder entry (never followed): `walk(only=...)` visits it alone."""
+
+    def __init__(self, path: str, st: os.stat_result) -> None:
+        self.path = path
+        self.name = os.path.basename(path)
+        self._st = st
+
+    def is_symlink(self) -> bool:
+        return stat.S_ISLNK(self._st.st_mode)
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        return stat.S_ISDIR(self._st.st_mode)
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        return stat.S_ISREG(self._st.st_mode)
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        return self._st
+
+
 @dataclass(slots=True)
 class _Folder:
     """One folder being listed: the walk's explicit stack holds these instead of recursing."""
 
     rel: str
     specs: list[_Ignore]
-    entries: list[os.DirEntry[str]]
+    entries: Sequence[_Entry]
     depth: int
     next: int = 0
+
+
+def _folder_skip(name: str, rel: str, specs: list[_Ignore], depth: int, max_depth: int) -> str | None:
+    """Why the walk does not descend into folder `rel` (its disk name `name`), or None."""
+    if name in SKIP_DIRS:
+        return SKIP_DIRS[name]
+    if _ignored(specs, rel, True):
+        return "ignored by .gitignore"
+    if depth >= max_depth:
+        return f"nested too deep (over {max_depth} folders)"
+    return None
+
+
+def ignore_specs(root: str, folder: str, max_depth: int = MAX_DEPTH,
+                 cache: IgnoreCache | None = None) -> list[_Ignore] | None:
+    """The .gitignore rules that apply inside repo-relative `folder` (escaped), as the walk holds
+    them there; None when the walk never enters it (a folder on the way is skipped, a symlink,
+    or missing). Reads one .gitignore per level (`cache` keeps them between calls)."""
+    specs: list[_Ignore] = []
+    rel = ""
+    parts = [p for p in folder.split("/") if p] if folder else []
+    for depth, part in enumerate([None, *parts]):
+        if part is not None:
+            rel = f"{rel}/{part}" if rel else part
+            name = unescape_name(part)
+            if _folder_skip(name, rel, specs, depth - 1, max_depth) is not None:
+                return None
+        dirpath = os.path.join(root, *fs_parts(rel)) if rel else root
+        if part is not None:
+            try:
+                if not stat.S_ISDIR(os.lstat(dirpath).st_mode):
+                    return None  # a symlink, a file or gone: not entered
+            except OSError:
+                return None
+        if cache is not None and rel in cache:
+            ignore = cache[rel]
+        else:
+            ignore = _load_ignore(dirpath, rel)
+            if cache is not None:
+                cache[rel] = ignore
+        if ignore is not None:
+            specs = [*specs, ignore]
+    return specs
 
 
 def walk(
@@ -148,6 +242,7 @@ def walk(
     max_files: int | None = MAX_FILES,
     max_depth: int = MAX_DEPTH,
     on_progress: Callable[[int, str], None] | None = None,
+    only: Sequence[str] | None = None,
 ) -> WalkResult:
     """List indexable files under `root` and the reason every other file was left out.
 
@@ -165,6 +260,10 @@ def walk(
         max_depth: Folders nested deeper than this are skipped, with a reason.
         on_progress: Called with the indexable files found so far and the latest one's path,
             at most every `PROGRESS_SECONDS` (a first index of a big repo walks for seconds).
+        only: Visit just these repo-relative paths (escaped, as the index names them; a folder
+            means everything under it), each judged exactly as the whole walk would judge it:
+            the .gitignore files above it apply, and nothing is found below a skipped folder.
+            A missing path finds nothing. The cost grows with the paths, not the repo.
 
     Raises:
         TooManyFilesError: more than `max_files` indexable files.
@@ -187,7 +286,24 @@ def walk(
             return
         stack.append(_Folder(rel_dir, specs, entries, depth))
 
-    enter(str(root), "", [], 0)
+    if only is None or "" in only:  # the root named: the whole walk
+        only = None
+        enter(str(root), "", [], 0)
+    for rel_path in sorted(set(only or ()), reverse=True):  # popped from the stack in sorted order
+        parent, _, _ = rel_path.rpartition("/")
+        specs = ignore_specs(str(root), parent, max_depth)
+        if specs is None:
+            continue  # below a folder the walk skips (reported as that folder), or gone
+        disk = os.path.join(str(root), *fs_parts(rel_path))
+        try:
+            named = _NamedEntry(disk, os.lstat(disk))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            skipped.append(SkippedFile(rel_path, f"unreadable ({exc.strerror or exc})"))
+            continue
+        depth = parent.count("/") + 1 if parent else 0
+        stack.append(_Folder(parent, specs, [named], depth))
     while stack:
         folder = stack[-1]
         if folder.next >= len(folder.entries):
@@ -205,12 +321,9 @@ def walk(
                 skipped.append(SkippedFile(rel, f"symlink to {where} the repo (not followed)"))
                 continue
             if entry.is_dir(follow_symlinks=False):
-                if entry.name in SKIP_DIRS:
-                    skipped.append(SkippedFile(rel + "/", SKIP_DIRS[entry.name]))
-                elif _ignored(specs, rel, True):
-                    skipped.append(SkippedFile(rel + "/", "ignored by .gitignore"))
-                elif folder.depth >= max_depth:
-                    skipped.append(SkippedFile(rel + "/", f"nested too deep (over {max_depth} folders)"))
+                why = _folder_skip(entry.name, rel, specs, folder.depth, max_depth)
+                if why is not None:
+                    skipped.append(SkippedFile(rel + "/", why))
                 else:
                     enter(entry.path, rel, specs, folder.depth + 1)
                 continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -174,6 +174,7 @@ class Workspace:
         max_file_bytes: int | None = None,
         allow_any_root: bool = False,
         processes: int | None = None,
+        paths: Iterable[str] | None = None,
     ) -> IndexReport:
         """Bring the index up to date, parsing only files whose content changed (all with `rebuild`).
 
@@ -181,7 +182,24 @@ class Workspace:
         batch; `cancel` (an event, or a function) is checked between files and stops the run after
         committing what is done (the report says `cancelled`). `max_files`/`max_file_bytes`
         default to the engine's limits.
+
+        `paths` (repo-relative, as the index names them; a folder means its files) re-checks
+        only those, without walking the repo: what a file watcher saw change (`core.watch`).
+        A new file obeys the same .gitignore rules and limits as in the walk, a missing one is
+        removed, skipped ones are reported. An index never completed (or `rebuild`) gets the
+        whole run instead.
         """
+        cancelled = cancel.is_set if isinstance(cancel, threading.Event) else cancel
+        if paths is not None and not rebuild:
+            from symscope.core.indexer import MAX_FILE_BYTES, MAX_FILES, Indexer
+
+            index = self.index
+            limits.MAX_FILE_BYTES.check("max_file_bytes", max_file_bytes or MAX_FILE_BYTES)
+            if processes is not None:
+                limits.PROCESSES.check("processes", processes)
+            return Indexer(index.root, index.store, index.searcher).update_paths(
+                paths, progress, cancelled, processes, max_file_bytes or MAX_FILE_BYTES,
+                max_files if max_files is not None else MAX_FILES, allow_any_root)
         options: dict[str, Any] = {"rebuild": rebuild, "allow_any_root": allow_any_root}
         if max_files is not None:
             options["max_files"] = max_files
@@ -189,7 +207,6 @@ class Workspace:
             options["max_file_bytes"] = max_file_bytes
         if processes is not None:
             options["processes"] = processes
-        cancelled = cancel.is_set if isinstance(cancel, threading.Event) else cancel
         return self.index.update(progress=progress, cancelled=cancelled, **options)
 
     def recheck(self, folders: Sequence[str]) -> int:

@@ -10,8 +10,10 @@ for the CLI's `bundle --diff`: the code changed since it, and its callers.
   has it, so results carry none: source stays exact instead of JSON-escaped.
 * Savings ride in `_meta` (`symscope/tokens`, `symscope/file_tokens`,
   `symscope/saved_pct`, exact cl100k counts), never in the text the model pays for.
-* Never stale: before each answer, files changed since the last index are
-  re-indexed (`Index.update`: a size+mtime stat check when nothing changed).
+* Never stale, without walking: a file watcher (`core/watch.py`) reports changed files,
+  re-indexed in the background; each answer first waits (about 10 ms, bounded) until every
+  change made before it is queued, and re-indexes what is still queued (`session.Session`).
+  With `SYMSCOPE_WATCH=off` each answer checks the whole repo (a stat of every file) instead.
 * Errors are the SDK's `ToolError`, one line saying what went wrong and what
   to call instead, so the model reads them; the server survives every one.
 * Untrusted text: ids, paths and signatures pass through `for_terminal`; source

@@ -297,7 +297,9 @@ def serve(
     """Serve `repo` over stdio until the client closes stdin; returns the exit code.
 
     The index is opened now (a bad repo or corrupt index fails at once) and built,
-    if it never was, on the first call, so the handshake never waits for it. When
+    if it never was, on the first call, so the handshake never waits for it. The repo is
+    watched from the start (`Session.watch`, `SYMSCOPE_WATCH`): changed files are re-indexed
+    in the background, and a call walks the repo only when the watcher cannot vouch. When
     stdin closes mid-call, the call is cancelled and the process ends within about
     `EXIT_GRACE` seconds even if its work does not stop.
     """
@@ -309,9 +311,13 @@ def serve(
             options["max_files"] = max_files
         server = build_server(workspace, options, debug)
         log.info("serving %s over stdio (index %s)", workspace.root, workspace.index_dir)
+        server.symscope.watch()  # in the background: the handshake never waits for it
         _exit_when_stdin_closes()
-        with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(server.run_stdio_async)
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                anyio.run(server.run_stdio_async)
+        finally:
+            server.symscope.close()
     finally:
         workspace.close()
     log.info("stopped")

@@ -1,4 +1,4 @@
-"""The session: one index, refreshed before each answer, and the running call's cancel flag."""
+"""The session: one index, kept fresh by a file watcher, and the running call's cancel flag."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 from mcp.server.mcpserver.exceptions import ToolError
 
 from symscope.core import api
-from symscope.core.api import Workspace, escape_name, fs_path
+from symscope.core.api import RepoWatcher, Workspace, escape_name, fs_path
 from symscope.core.errors import (
     BadQueryError,
     IndexAccessError,
@@ -39,11 +40,27 @@ def cancelled() -> bool:
     return flag is not None and flag.is_set()
 
 
-# -- the session: one index, refreshed before each answer ----------------------------------------
+# -- the session: one index, kept fresh between answers ------------------------------------------
 
 
 class Session:
-    """The index as the tools see it: one call at a time, refreshed before each answer."""
+    """The index as the tools see it: one call at a time, fresh for each answer.
+
+    Freshness without walking: `watch` starts a `RepoWatcher` with the server, and the
+    paths it reports are queued and re-indexed in the background (`Workspace.refresh(paths=...)`,
+    in a thread that takes `lock`, so there is one writer); a call re-indexes only what is
+    still queued when it starts (`catch_up`). Without a watcher (`SYMSCOPE_WATCH=off`, or
+    before `watch`), or while it cannot vouch for the queue, a call checks the whole repo as
+    before (a walk that stats every file).
+
+    The race: an agent writes a file, then calls at once, and the event may not have been
+    handed on yet. So a call first asks the watcher to `sync`: it creates a marker file in the
+    index folder and waits for that marker's event; events are read in order, so by then every
+    change made before the call is queued. The wait is bounded (`watch.SYNC_TIMEOUT`, 1 s) and
+    measured (`sync_ms`: two `watch.STEP_MS` steps, about 10 ms); past the bound, the call walks.
+    When polling (events unavailable), changes arrive within a poll (`watch.POLL_MS`) and a call
+    does not wait for them.
+    """
 
     def __init__(self, workspace: Workspace, update_options: dict[str, Any] | None = None) -> None:
         self.ws = workspace
@@ -56,15 +73,127 @@ class Session:
         """Why the last refresh failed, if it did (then answers come from the index as it was)."""
         self.progress: Callable[[IndexProgress], None] | None = None
         """Hears of each file a refresh parses, for the running call (see `reporting`)."""
+        self.watcher: RepoWatcher | None = None
+        """Reports changed paths while the server runs (None: each call walks the repo)."""
+        self.sync_ms: float | None = None
+        """How long the last call waited for the watcher to vouch for the queue."""
+        self.walks = 0
+        """Whole-repo checks made for calls (a watched session makes none once built)."""
+        self._pending: set[str] = set()
+        self._pending_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._closed = threading.Event()
+        self._applier: threading.Thread | None = None
+
+    # -- watching -----------------------------------------------------------------------------
+
+    def watch(self, mode: str | None = None, wait: bool = False) -> RepoWatcher | None:
+        """Start the watcher and the background re-indexer (None when `mode` or `SYMSCOPE_WATCH`
+        is `off`); `wait` returns once the watch is in place (for tests and benchmarks)."""
+        watcher = RepoWatcher(self.ws.root, self._queue, self.ws.index_dir, mode=mode)
+        if watcher.mode == "off":
+            return None
+        self.watcher = watcher
+        self._applier = threading.Thread(target=self._apply_queued, name="symscope-reindex", daemon=True)
+        self._applier.start()
+        watcher.start(wait=wait)
+        log.info("watching %s for changes (%s)", escape_name(str(self.ws.root)), watcher.mode)
+        return watcher
+
+    def close(self) -> None:
+        """Stop watching (the server is ending)."""
+        self._closed.set()
+        self._wake.set()
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self._applier is not None:
+            self._applier.join(5)
+
+    def _queue(self, paths: list[str]) -> None:
+        """The watcher's callback (its thread): queue the paths and wake the re-indexer."""
+        with self._pending_lock:
+            self._pending.update(paths)
+        self._wake.set()
+
+    def _apply_queued(self) -> None:
+        """The re-indexer thread: apply queued paths as they arrive, one writer (`lock`)."""
+        while not self._closed.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._closed.is_set():
+                return
+            with self.lock:
+                try:
+                    self._apply(None, self._closed.is_set)
+                except Exception as exc:  # logged, never fatal: the next call checks again
+                    log.warning("re-indexing changed files failed (%s)", _echo(str(exc), 100))
+
+    def _apply(self, progress: Callable[[IndexProgress], None] | None,
+               cancel: Callable[[], bool]) -> IndexReport | None:
+        """Re-index the queued paths (hold `lock`); None when none are queued or the index was
+        never built (the first call builds it whole)."""
+        if not self.ws.is_built:
+            return None
+        with self._pending_lock:
+            paths, self._pending = sorted(self._pending), set()
+        if not paths:
+            return None
+        report = None
+        try:
+            report = self._refreshed(lambda: self.ws.refresh(progress, cancel=cancel, paths=paths,
+                                                             **self.update_options))
+        finally:
+            if report is None or report.cancelled:  # not applied (or not all): the next try has them
+                self._queue_again(paths)
+        return report
+
+    def _queue_again(self, paths: list[str]) -> None:
+        with self._pending_lock:
+            self._pending.update(paths)
+
+    def watching(self) -> str:
+        """How changes are noticed, in a few words (for `index_status`)."""
+        watcher = self.watcher
+        if watcher is None or watcher.mode == "off":
+            return "off (each call checks the whole repo)"
+        if not watcher.ready:
+            return f"{watcher.mode}, starting (calls check the whole repo until it is in place)"
+        if watcher.mode == "poll":
+            return f"polling every {watcher.poll_ms} ms (file events unavailable)"
+        return "file events"
+
+    # -- freshness per call ---------------------------------------------------------------
+
+    def catch_up(self) -> IndexReport | None:
+        """Make the index hold every change made before this call (hold `lock`): the queued
+        paths when the watcher vouches for the queue (see the class), else the whole-repo check."""
+        watcher = self.watcher
+        if watcher is None or not watcher.ready or not self.ws.is_built:
+            return self.refresh()  # not watching, or not yet in place: check everything
+        if watcher.mode == "events":
+            started = time.perf_counter()
+            synced = watcher.sync()
+            self.sync_ms = (time.perf_counter() - started) * 1000
+            if not synced:
+                log.info("the watcher did not answer in time; checking the whole repo")
+                return self.refresh()
+        return self._apply(self.progress, cancelled)
 
     def refresh(self) -> IndexReport | None:
-        """Re-index files changed since the last index (near-free when nothing changed).
+        """Re-index files changed since the last index, checking the whole repo (a stat of each file).
 
         `progress` hears of each parsed file: the first call on a repo never indexed builds
         the whole index here, and its caller is told how far it got (`tools.Progress`).
         """
+        with self._pending_lock:
+            self._pending.clear()  # the walk sees them all
+        self.walks += 1
+        return self._refreshed(lambda: self.ws.refresh(self.progress, cancel=cancelled, **self.update_options))
+
+    def _refreshed(self, run: Callable[[], IndexReport]) -> IndexReport | None:
+        """`run`'s report; a read-only or busy index answers from what it holds (with a note)."""
         try:
-            report = self.ws.refresh(self.progress, cancel=cancelled, **self.update_options)
+            report = run()
         except IndexAccessError as exc:  # read-only or busy: answer from what is indexed
             if not self.ws.is_built:
                 raise
@@ -79,13 +208,13 @@ class Session:
 
     @contextlib.contextmanager
     def fresh(self, progress: Callable[[IndexProgress], None] | None = None) -> Iterator[Workspace]:
-        """The refreshed workspace, held for one answer; engine errors become one-line tool errors.
+        """The up-to-date workspace, held for one answer; engine errors become one-line tool errors.
 
         `progress` hears of the refresh's parsed files (it becomes `self.progress` for the call).
         """
         with self.lock, self.reporting(progress):
             try:
-                self.refresh()
+                self.catch_up()
                 yield self.ws
             except SymscopeError as exc:
                 raise ToolError(self.explain(exc)) from None

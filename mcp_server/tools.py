@@ -442,6 +442,7 @@ class Tools:
             + (": " + ", ".join(f"{for_terminal(r)} {n}" for r, n in status.skipped_by_reason.items())
                if status.skipped_by_reason else ""),
         ]
+        lines.append(f"live updates: {self.session.watching()}")
         if self.session.note:
             lines.append(f"[{for_terminal(self.session.note)}]")
         return reply("\n".join(lines))

@@ -102,6 +102,7 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
         start_dir: Path | None = None,
         update_on_start: bool = True,
         update_delay: float = 0.0,
+        watch: bool = False,
     ) -> None:
         """
         Args:
@@ -114,6 +115,7 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
                 so later changes of the working directory do not move the default).
             update_on_start: Bring the index up to date in the background on launch.
             update_delay: Seconds to wait before that update (lets the first screen paint first).
+            watch: Re-index files as they change while the app runs (`run_app` turns it on).
         """
         super().__init__()
         self.ws = api.Workspace.of(ws)
@@ -122,6 +124,7 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
         self.processes = processes
         self.update_on_start = update_on_start
         self.update_delay = update_delay
+        self.watch_changes = watch
         self.bundles = BundleController(self.ws, save_dir=save_dir or self.start_dir, hints=self.hints)
         self.runner = BundleRunner(self, self.bundles, self.clipboard_fn)
         load_note = self.bundles.load()  # before the app runs: no file reads on the UI thread later
@@ -333,7 +336,7 @@ class SymscopeApp(AppActions, IndexFlow, Prompts):
 def run_app(ws: api.Workspace) -> int:
     """Run the TUI on `ws` until the user quits (then close it); returns the exit code."""
     start_resource_tracker()
-    app = SymscopeApp(ws, update_delay=STARTUP_UPDATE_DELAY)
+    app = SymscopeApp(ws, update_delay=STARTUP_UPDATE_DELAY, watch=True)
     try:
         result = app.run()
     finally:

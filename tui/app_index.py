@@ -4,10 +4,13 @@ the app, so `app.py` stays compose, reactives and routing."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import events
+from textual.message import Message
 
+from symscope.core.api import RepoWatcher
 from symscope.core.errors import SymscopeError
 from symscope.tui import formatting as fmt
 from symscope.tui.app_navigation import Navigation
@@ -23,8 +26,21 @@ if TYPE_CHECKING:
     from symscope.core.models import Stats
 
 
+@dataclass
+class FilesChanged(Message):
+    """The file watcher saw these repo-relative paths change (posted from its thread)."""
+
+    paths: list[str]
+
+
 class IndexFlow(Navigation):
-    """Starts index updates, hears how they end, and repopulates the panes from the index."""
+    """Starts index updates, hears how they end, and repopulates the panes from the index.
+
+    While the app runs, a `RepoWatcher` (its own daemon thread) reports changed files; they are
+    re-indexed in the background, only they (`Workspace.refresh(paths=...)`), through the same
+    `IndexingBar` worker as `r`, and a toast names them. Paths reported while a run is going
+    wait for it to end. `r` stays the manual refresh of the whole repo.
+    """
 
     if TYPE_CHECKING:
         repo_name: str
@@ -32,9 +48,46 @@ class IndexFlow(Navigation):
         indexing: reactive[bool]
         update_on_start: bool
         update_delay: float
+        watch_changes: bool
+    _watcher: RepoWatcher | None = None
+    _changed: set[str] | None = None
+
+    def start_watching(self) -> None:
+        """Watch the repo until the app ends (`SYMSCOPE_WATCH` may turn it off or to polling)."""
+        if not self.watch_changes or self._watcher is not None:
+            return
+        def changed(paths: list[str]) -> None:  # in the watcher's thread: post_message is thread-safe
+            self.post_message(FilesChanged(paths))
+
+        watcher = RepoWatcher(self.ws.root, changed, self.ws.index_dir)
+        if watcher.mode != "off":
+            self._watcher = watcher
+            watcher.start()
+
+    @property
+    def watcher(self) -> RepoWatcher | None:
+        """The watcher of the repo while the app runs (None: not watching)."""
+        return self._watcher
+
+    def on_unmount(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        self._changed = (self._changed or set()) | set(message.paths)
+        self._index_changed()
+
+    def _index_changed(self) -> None:
+        """Re-index the files the watcher reported, unless a run is going (it ends, then this)."""
+        if self.indexing or not self._changed or not self.ws.is_built:
+            return
+        paths, self._changed = tuple(sorted(self._changed)), None
+        self.indexing = True
+        self.query_one(IndexingBar).start(manual=False, paths=paths)
 
     def load_on_start(self) -> None:
         """Show the index as it is, then look for changes; a repo never indexed is indexed first."""
+        self.start_watching()
         if self.ws.is_built:
             self._populate()
         else:
@@ -67,6 +120,7 @@ class IndexFlow(Navigation):
         self.indexing = False
         if message.error:
             self.toast(Note(message.error, "error", "Index", timeout=8))
+        self._index_changed()
 
     def on_indexing_bar_finished(self, message: IndexingBar.Finished) -> None:
         self.indexing = False
@@ -76,6 +130,7 @@ class IndexFlow(Navigation):
         note = finished_note(message, reloaded)
         if note is not None:
             self.toast(note)
+        self._index_changed()
 
     def check_index(self) -> bool:
         """Reload everything if the index on disk is not the one shown (another process re-indexed)."""

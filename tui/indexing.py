@@ -36,6 +36,8 @@ COMMIT_INTERVAL = 0.3
 #: A background update's walk is shown only once it has lasted this long: checking an
 #: up-to-date index (every start, every `r`) must not flash the bar.
 QUIET_WALK = 0.5
+#: Changed files a toast names (then "…").
+CHANGED_SHOWN = 4
 
 
 class IndexingBar(Horizontal):
@@ -47,6 +49,8 @@ class IndexingBar(Horizontal):
 
         report: IndexReport
         manual: bool
+        changed: tuple[str, ...] | None = None
+        """For a run over watched paths: the files it found changed (added, edited, removed)."""
 
     @dataclass
     class FilesCommitted(Message):
@@ -96,16 +100,21 @@ class IndexingBar(Horizontal):
         yield ProgressBar(id="progress-bar", show_eta=False)
         yield Label("", id="progress-file")
 
-    def start(self, *, manual: bool, rebuild: bool = False, show: bool = False) -> Worker[None]:
-        """Update the index in a thread worker; `show` puts the bar up before the first file."""
+    def start(self, *, manual: bool, rebuild: bool = False, show: bool = False,
+              paths: tuple[str, ...] | None = None) -> Worker[None]:
+        """Update the index in a thread worker; `show` puts the bar up before the first file.
+
+        `paths` (what the file watcher reported) re-checks only those, quietly: no progress
+        bar, and `Finished.changed` names the files that changed.
+        """
         self._latest = self._shown = None
         self._started = time.monotonic()
         if show:
             self.show_progress(IndexProgress(0, 0, "", "walk"))
-        return self._run(manual, rebuild)
+        return self._run(manual, rebuild, paths)
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False, description="index update")
-    def _run(self, manual: bool, rebuild: bool) -> None:
+    def _run(self, manual: bool, rebuild: bool, paths: tuple[str, ...] | None = None) -> None:
         worker = get_current_worker()
         committed: list[FileRecord] = []
         posted = time.monotonic()
@@ -120,11 +129,15 @@ class IndexingBar(Horizontal):
                 committed.clear()
                 posted = time.monotonic()
 
+        def hashes() -> dict[str, str]:
+            return {p: rec.hash for p in paths or () if (rec := self.ws.file(p)) is not None}
+
         def run(processes: int | None) -> IndexReport:
-            return self.ws.refresh(progress, lambda: worker.is_cancelled, processes=processes,
-                                   rebuild=rebuild)
+            return self.ws.refresh(None if paths else progress, lambda: worker.is_cancelled,
+                                   processes=processes, rebuild=rebuild, paths=paths)
 
         try:
+            before = hashes()
             try:
                 report = run(self.processes)
             except (OSError, ValueError, RuntimeError):
@@ -137,9 +150,13 @@ class IndexingBar(Horizontal):
         except Exception as exc:  # an engine bug must not take the UI down
             self.post_message(self.Failed(f"indexing failed: {type(exc).__name__}: {exc}"))
             return
+        changed = None
+        if paths is not None:
+            after = hashes()
+            changed = tuple(sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p)))
         if committed:
             self.post_message(self.FilesCommitted(committed))  # before `Finished`: the order holds
-        self.post_message(self.Finished(report, manual))
+        self.post_message(self.Finished(report, manual, changed))
 
     def show_progress(self, p: IndexProgress) -> None:
         """Show one phase: "walking… 12,345 files", "parsing 1,234 / 50,000", "building search data…"."""
@@ -191,6 +208,14 @@ def finished_note(message: IndexingBar.Finished, reloaded: bool) -> Note | None:
     report = message.report
     if report.cancelled:
         return Note("Indexing was cancelled; the index holds what was done.", "warning")
+    if message.changed is not None:  # what the watcher saw change: name the files
+        count = report.parsed + report.removed
+        if not count:
+            return None
+        names = list(message.changed[:CHANGED_SHOWN]) or ["files under the changed folders"]
+        more = ", …" if len(message.changed) > CHANGED_SHOWN else ""
+        return Note(f"re-indexed {count:,} file{'s' if count != 1 else ''}: "
+                    + for_terminal(", ".join(names)) + more, title="Files changed")
     if not (message.manual or report.parsed or report.removed):
         return None
     text = (f"{report.files:,} files · {report.parsed:,} parsed · {report.removed:,} removed "

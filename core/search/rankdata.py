@@ -40,7 +40,7 @@ EXPORTED_PRIOR = DEFAULTS.exported_prior
 #: describes data, and rarely answers "what does X").
 PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
 #: For queries of more than `SHORT_QUERY` terms, functions' and methods' length normalisation
-#: is softened to this power (see `BM25Builder.build`): the function that does what a
+#: is softened to this power (see `softened_bm25`): the function that does what a
 #: sentence describes is often long. (A class is kept short by leaving its members' bodies
 #: out of its terms instead.)
 LENGTH_POWER = DEFAULTS.length_power
