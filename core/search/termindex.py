@@ -79,12 +79,15 @@ def _schema() -> tantivy.Schema:
 
 
 def okapi_idf(df: int, n: int) -> float:
-    """`rank.okapi_idf` for one term, before its floor (negative for a term in most documents)."""
+    """BM25Okapi's IDF for one term, before its floor (negative for a term in most documents).
+    `df` counts deleted documents until tantivy merges them away: it is capped at `n`."""
+    df = min(df, n)
     return math.log(n - df + 0.5) - math.log(df + 0.5)
 
 
 def tantivy_idf(df: int, n: int) -> float:
     """The IDF tantivy's BM25 multiplies each term by."""
+    df = min(df, n)
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
@@ -284,7 +287,8 @@ class TermIndex:
         return [(t, int(n)) for t, n in self._current().terms_with_prefix("bag", prefix, limit=limit)]
 
     def idf(self, term: str) -> float:
-        """`rank.okapi_idf`: a term in most documents gets the floor, epsilon x the mean IDF."""
+        """BM25Okapi's IDF (as rank-bm25 has it): a term in most documents gets the floor,
+        epsilon x the mean IDF."""
         n, df = self.size, self.df(term)
         if df == 0 or n == 0:
             return 0.0
