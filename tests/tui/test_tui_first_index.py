@@ -209,6 +209,7 @@ async def test_checking_an_up_to_date_index_does_not_flash_the_bar(
         return real_update(progress=gated, **kwargs)
 
     monkeypatch.setattr(index, "update", gated_update)
+    monkeypatch.setattr(indexing, "QUIET_WALK", 3600.0)  # a quick walk, however busy the machine
     app = RecordingApp(index, save_dir=tmp_path / "out")
     try:
         async with app.run_test(size=(120, 40)) as pilot:
