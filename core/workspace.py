@@ -264,10 +264,10 @@ class Workspace:
                                  path_glob=parsed.path)
 
     def prepare_search(self) -> None:
-        """Prepare the names abbreviations match, so the first query need not (call it off a UI
-        thread); nothing while the index was never built."""
+        """Open and sync the term index, so the first query need not (call it off a UI thread);
+        nothing while the index was never built."""
         if self.index.is_built:
-            self.index.searcher.abbreviation_names()
+            self.index.searcher.prepare()
 
     def symbol(self, symbol_id: str) -> Symbol:
         """The symbol with this id, or with this name (or qualified name) when only one has it.

@@ -76,8 +76,6 @@ class Searcher:
         self._exported: tuple[int, set[str]] = (-1, set())
         self._dense: DenseIndex | None = None
         self._rows = RowCache()
-        self._clean = False
-        """The term index held every change when this search began (no row to double-check)."""
 
     def invalidate(self) -> None:
         """Forget what is cached (the next search reads the index afresh)."""
@@ -101,16 +99,21 @@ class Searcher:
         Raises:
             StaleSettingsError: the index's stored terms were built under other settings.
         """
+        return self._prepare()[0]
+
+    def _prepare(self) -> tuple[TermIndex, bool]:
+        """`ready`, and whether the term index holds every change (else each hit's file is
+        checked: a row may have been renumbered since). Per call, not per searcher: the UI
+        thread and a worker search at once."""
         self._check_terms()
-        self._clean = not self.terms.stale()
-        if not self._clean:
-            # A read-only copy, or another process syncing now: search what is written (and
-            # check each hit's file, since a row may have been renumbered meanwhile).
+        clean = not self.terms.stale()
+        if not clean:
+            # A read-only copy, or another process syncing now: search what is written.
             with contextlib.suppress(OSError, ValueError, IndexAccessError):
                 self.terms.sync()
-                self._clean = True
+                clean = True
         self.terms.refresh()
-        return self.terms
+        return self.terms, clean
 
     def _check_terms(self) -> None:
         """Refuse terms an index run stored under other settings (a lever off): searching them
@@ -151,20 +154,21 @@ class Searcher:
         typed = query_terms(query)
         if not typed:
             raise BadQueryError(f"query {query!r} has no searchable words")
-        terms = self.ready()
+        terms, clean = self._prepare()
         if not terms.size:
             return []
-        hits = self._ranked(terms, query, typed, limit, kind, language, path_glob)
+        hits = self._ranked(terms, clean, query, typed, limit, kind, language, path_glob)
         return self._abbreviations.extend(self.store, hits, query, allows(kind, language, path_glob), limit)
 
-    def abbreviation_names(self) -> int:
-        """Open the term index ahead of the first query (a face calls this off its UI thread);
-        returns how many symbols there are."""
+    def prepare(self) -> int:
+        """Open (and sync) the term index ahead of the first query (a face calls this off its
+        UI thread); returns how many symbols there are."""
         return self.ready().size
 
     def _ranked(
         self,
         ti: TermIndex,
+        clean: bool,
         query: str,
         typed: list[str],
         limit: int,
@@ -201,7 +205,7 @@ class Searcher:
         data = candidate_data(self.store, ti, list(by_row), self.exported(), extra_ids=near_ids, cache=cache)
         if not data.rows:
             return []
-        scores, matched = self._scores(data, by_row, ti, sentence, weights, self.store, self._clean)
+        scores, matched = self._scores(data, by_row, ti, sentence, weights, self.store, clean)
         if sentence and dense is None and levers.on("filecontext"):
             # (the hybrid's embeddings already read the query as a whole: measured, this lift
             # only distorted the BM25 share of the fused score there)
@@ -259,7 +263,7 @@ class Searcher:
 
     @staticmethod
     def _scores(data: RankData, by_row: dict[int, Hit], ti: TermIndex, sentence: bool,
-                weights: dict[str, float], store: Store | None = None, clean: bool = False,
+                weights: dict[str, float], store: Store, clean: bool,
                 ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
         """Each document's BM25 score, and whether it holds a query term at all (a term in
         exactly half the symbols weighs zero: a symbol holding it is still a result)."""
@@ -274,7 +278,7 @@ class Searcher:
                 matched[doc] = True
                 lengths[doc] = hit.length
         avg = ti.avg_length()
-        if sentence and levers.on("softlen") and avg > 0 and store is not None:
+        if sentence and levers.on("softlen") and avg > 0:
             # A sentence describes what a definition does, and the one that does it is often
             # long: a function's length counts as avgdl x (length / avgdl) ** LENGTH_POWER.
             # Its score is recomputed from its stored terms (the term index scores by the
