@@ -82,6 +82,7 @@ class Searcher:
         with self._lock:
             self._exported = (-1, set())
             self._dense = None
+            self._rows = RowCache()
         self.terms.forget()
 
     def sync(self, progress: Callable[[int, int], None] | None = None,
@@ -201,7 +202,7 @@ class Searcher:
         sims_all = dense.similarities(query) if dense is not None else None
         near_ids = dense.nearest(sims_all, DENSE_DEPTH * 4) if dense is not None and sims_all is not None else []
         with self._lock:
-            cache = self._rows.at(self.store.generation())
+            cache = self._rows.at((self.store.generation(), ti.epoch))
         data = candidate_data(self.store, ti, list(by_row), self.exported(), extra_ids=near_ids, cache=cache)
         if not data.rows:
             return []

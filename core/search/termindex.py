@@ -101,6 +101,9 @@ class TermIndex:
         self._index: tantivy.Index | None = None
         self._searcher: tantivy.Searcher | None = None
         self._generation = -1
+        self.epoch = 0
+        """Counts searcher (re)loads: what a caller derived from document frequencies is good
+        while it stays the same."""
         self._df: dict[str, int] = {}
         self._mean_idf: float | None = None
         self._avg_length: float | None = None
@@ -262,6 +265,7 @@ class TermIndex:
                 index.reload()
                 self._searcher = index.searcher()
                 self._generation = generation
+                self.epoch += 1
                 self._df = {}
                 self._mean_idf = self._avg_length = None
             return self._searcher
