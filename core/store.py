@@ -40,6 +40,7 @@ from symscope.core.store_errors import intact as intact
 from symscope.core.store_folder import create_private, prepare_index_dir
 from symscope.core.store_folder import make_private_dirs as make_private_dirs
 from symscope.core.store_rows import (
+    BagCache,
     dup_of,
     id_lookups,
     pack_bags,
@@ -56,7 +57,7 @@ SCHEMA_VERSION = 5
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
-    fid INTEGER PRIMARY KEY,
+    fid INTEGER PRIMARY KEY AUTOINCREMENT,
     path TEXT NOT NULL UNIQUE,
     language TEXT NOT NULL,
     size INTEGER NOT NULL,
@@ -135,6 +136,7 @@ class Store:
         """True when opened read-only because the database could not be written."""
         self._write_error: IndexAccessError | None = None
         self._lock = threading.RLock()
+        self._bag_cache = BagCache()
         if sqlite3.sqlite_version_info < MIN_SQLITE:
             raise IndexAccessError(
                 f"symscope needs SQLite {'.'.join(map(str, MIN_SQLITE))} or newer; this Python has "
@@ -417,15 +419,18 @@ class Store:
         out: dict[int, str] = {}
         for start in range(0, len(rows), _BATCH):
             chunk = list(rows[start : start + _BATCH])
-            got = self.query(
-                "SELECT s.sid, s.ord, b.fid, b.terms FROM symbols s JOIN files f ON f.path = s.path "
-                f"JOIN bags b ON b.fid = f.fid WHERE s.sid IN ({','.join('?' * len(chunk))})", chunk)
-            unpacked: dict[int, list[str]] = {}
-            for sid, ord_, fid, blob in got:
-                bags = unpacked.get(fid)
-                if bags is None:
-                    bags = unpacked[fid] = self._unpack(blob)
-                out[sid] = bags[ord_] if ord_ < len(bags) else ""
+            located = self.query(
+                "SELECT s.sid, s.ord, f.fid FROM symbols s JOIN files f ON f.path = s.path "
+                f"WHERE s.sid IN ({','.join('?' * len(chunk))})", chunk)
+            unpacked = {fid: got for fid in {r[2] for r in located} if (got := self._bag_cache.get(fid)) is not None}
+            missing = sorted({r[2] for r in located} - unpacked.keys())
+            if missing:
+                for fid, blob in self.query(
+                        f"SELECT fid, terms FROM bags WHERE fid IN ({','.join('?' * len(missing))})", missing):
+                    unpacked[fid] = self._unpack(blob)
+                    self._bag_cache.put(fid, unpacked[fid])
+            for sid, ord_, fid in located:
+                out[sid] = _nth(unpacked.get(fid, []), ord_)
         return out
 
     def file_bags(self, paths: Sequence[str]) -> dict[str, list[str]]:

@@ -11,7 +11,9 @@ id narrows by the path the id starts with (`id_lookups`).
 from __future__ import annotations
 
 import json
+import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 
 from symscope.core.models import Import, Symbol
@@ -43,6 +45,42 @@ def unpack_bags(blob: bytes) -> list[str]:
     except (zlib.error, UnicodeDecodeError, TypeError) as exc:
         raise ValueError(f"a packed term bag is damaged ({exc})") from None
     return text.split("\n")
+
+
+class BagCache:
+    """Files' unpacked bags by file id, the most recently used kept, bounded by characters.
+
+    A file id is never reused (`AUTOINCREMENT`) and a file's rows are only ever replaced
+    whole, under a new id: an entry can never be stale. A warm search re-reads the bags of
+    the candidates it saw before without unpacking them again. Safe to share between threads."""
+
+    #: Characters of bags kept at most (about 4 MB of text).
+    LIMIT = 4_000_000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: OrderedDict[int, list[str]] = OrderedDict()
+        self._size = 0
+
+    def get(self, fid: int) -> list[str] | None:
+        with self._lock:
+            got = self._items.get(fid)
+            if got is not None:
+                self._items.move_to_end(fid)
+            return got
+
+    def put(self, fid: int, bags: list[str]) -> None:
+        size = sum(map(len, bags))
+        if size > self.LIMIT // 8:  # one huge file would push out everything else
+            return
+        with self._lock:
+            if fid in self._items:
+                return
+            self._items[fid] = bags
+            self._size += size
+            while self._size > self.LIMIT:
+                _, old = self._items.popitem(last=False)
+                self._size -= sum(map(len, old))
 
 
 def pack_imports(imports: Sequence[Import]) -> str:
