@@ -40,9 +40,12 @@ from symscope.core.store_errors import intact as intact
 from symscope.core.store_folder import create_private, prepare_index_dir
 from symscope.core.store_folder import make_private_dirs as make_private_dirs
 from symscope.core.store_rows import (
+    MAX_PARAMS,
     BagCache,
     dup_of,
+    id_key,
     id_lookups,
+    nth_bag,
     pack_bags,
     pack_imports,
     unpack_bags,
@@ -86,10 +89,12 @@ CREATE TABLE IF NOT EXISTS symbols (
     content_hash BLOB NOT NULL,
     norm_hash BLOB NOT NULL,
     dup INTEGER,
+    idkey INTEGER NOT NULL,
     id TEXT GENERATED ALWAYS AS (path || '::' || qualname || '#' || kind || coalesce('~' || dup, '')) VIRTUAL
 );
 CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path, ord);
 CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name);
+CREATE INDEX IF NOT EXISTS symbols_by_key ON symbols(idkey);
 CREATE TABLE IF NOT EXISTS bags (
     fid INTEGER PRIMARY KEY REFERENCES files(fid) ON DELETE CASCADE,
     terms BLOB NOT NULL
@@ -355,11 +360,11 @@ class Store:
         conn.executemany(
             "INSERT INTO symbols(path, ord, name, qualname, kind, language, start_line, end_line, "
             "start_byte, end_byte, signature, docstring, parent_id, tokens, content_hash, norm_hash, "
-            "dup) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "dup, idkey) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (s.path, i, s.name, s.qualname, s.kind, s.language, s.start_line, s.end_line,
                  s.start_byte, s.end_byte, s.signature, s.docstring, s.parent_id, s.tokens,
-                 bytes.fromhex(s.content_hash), bytes.fromhex(norm), dup_of(s))
+                 bytes.fromhex(s.content_hash), bytes.fromhex(norm), dup_of(s), id_key(s.id))
                 for i, (s, (norm, _)) in enumerate(zip(symbols, extras, strict=True))
             ],
         )
@@ -408,7 +413,7 @@ class Store:
         return {row[0]: symbol_from_row(row) for row in self.rows_by_ids(SYMBOL_COLUMNS, ids)}
 
     def rows_by_ids(self, columns: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
-        """`columns` of the symbols with these ids (ids are derived: see `store_rows.id_lookups`)."""
+        """`columns` of the symbols with these ids (found by their digests: `store_rows.id_lookups`)."""
         out: list[tuple[Any, ...]] = []
         for where, params in id_lookups(ids):
             out += self.query(f"SELECT {columns} FROM symbols WHERE {where}", params)
@@ -417,8 +422,8 @@ class Store:
     def bags(self, rows: Sequence[int]) -> dict[int, str]:
         """Each symbol's term bag (space-separated terms), by its store row (`sid`)."""
         out: dict[int, str] = {}
-        for start in range(0, len(rows), _BATCH):
-            chunk = list(rows[start : start + _BATCH])
+        for start in range(0, len(rows), MAX_PARAMS):
+            chunk = list(rows[start : start + MAX_PARAMS])
             located = self.query(
                 "SELECT s.sid, s.ord, f.fid FROM symbols s JOIN files f ON f.path = s.path "
                 f"WHERE s.sid IN ({','.join('?' * len(chunk))})", chunk)
@@ -430,14 +435,14 @@ class Store:
                     unpacked[fid] = self._unpack(blob)
                     self._bag_cache.put(fid, unpacked[fid])
             for sid, ord_, fid in located:
-                out[sid] = _nth(unpacked.get(fid, []), ord_)
+                out[sid] = nth_bag(unpacked.get(fid, []), ord_)
         return out
 
     def file_bags(self, paths: Sequence[str]) -> dict[str, list[str]]:
         """Each file's symbols' term bags, in the symbols' order (`ord`)."""
         out: dict[str, list[str]] = {}
-        for start in range(0, len(paths), _BATCH):
-            chunk = list(paths[start : start + _BATCH])
+        for start in range(0, len(paths), MAX_PARAMS):
+            chunk = list(paths[start : start + MAX_PARAMS])
             for path, blob in self.query(
                 "SELECT f.path, b.terms FROM files f JOIN bags b ON b.fid = f.fid "
                 f"WHERE f.path IN ({','.join('?' * len(chunk))})", chunk):
@@ -463,7 +468,7 @@ class Store:
         build other engines from these)."""
         rows = self.query("SELECT id, path, kind, language, name, norm_hash, ord FROM symbols ORDER BY path, ord")
         bags = self.file_bags(sorted({r[1] for r in rows}))
-        return [(i, p, k, lang, n, norm.hex(), _nth(bags.get(p, []), o)) for i, p, k, lang, n, norm, o in rows]
+        return [(i, p, k, lang, n, norm.hex(), nth_bag(bags.get(p, []), o)) for i, p, k, lang, n, norm, o in rows]
 
     def counts(self) -> tuple[int, int, int, int]:
         """(files, symbols, file tokens, skipped)."""
@@ -490,11 +495,3 @@ class Store:
             return [imp for p, packed in rows for imp in unpack_imports(p, packed)]
         except ValueError as exc:
             raise IndexCorruptError(corrupt_message(self.path, exc)) from None
-
-
-#: Rows or paths read per statement (SQLite before 3.32 allows 999 bound parameters).
-_BATCH = 900
-
-
-def _nth(bags: list[str], ord_: int) -> str:
-    return bags[ord_] if 0 <= ord_ < len(bags) else ""
