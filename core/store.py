@@ -48,6 +48,7 @@ from symscope.core.store_rows import (
     nth_bag,
     pack_bags,
     pack_imports,
+    read_bags,
     unpack_bags,
     unpack_imports,
 )
@@ -96,9 +97,11 @@ CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path, ord);
 CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name);
 CREATE INDEX IF NOT EXISTS symbols_by_key ON symbols(idkey);
 CREATE TABLE IF NOT EXISTS bags (
-    fid INTEGER PRIMARY KEY REFERENCES files(fid) ON DELETE CASCADE,
+    fid INTEGER NOT NULL REFERENCES files(fid) ON DELETE CASCADE,
+    first INTEGER NOT NULL,
     terms BLOB NOT NULL
 );
+CREATE INDEX IF NOT EXISTS bags_by_file ON bags(fid, first);
 CREATE TABLE IF NOT EXISTS imports (
     fid INTEGER PRIMARY KEY REFERENCES files(fid) ON DELETE CASCADE,
     modules TEXT NOT NULL
@@ -369,7 +372,8 @@ class Store:
             ],
         )
         if symbols:
-            conn.execute("INSERT INTO bags(fid, terms) VALUES (?, ?)", (fid, pack_bags([t for _, t in extras])))
+            conn.executemany("INSERT INTO bags(fid, first, terms) VALUES (?, ?, ?)",
+                             [(fid, first, blob) for first, blob in pack_bags([t for _, t in extras])])
         if imports:
             conn.execute("INSERT INTO imports(fid, modules) VALUES (?, ?)", (fid, pack_imports(imports)))
         conn.executemany("INSERT INTO exports(path, name) VALUES (?, ?)", [(record.path, n) for n in exports])
@@ -421,39 +425,24 @@ class Store:
 
     def bags(self, rows: Sequence[int]) -> dict[int, str]:
         """Each symbol's term bag (space-separated terms), by its store row (`sid`)."""
-        out: dict[int, str] = {}
-        for start in range(0, len(rows), MAX_PARAMS):
-            chunk = list(rows[start : start + MAX_PARAMS])
-            located = self.query(
-                "SELECT s.sid, s.ord, f.fid FROM symbols s JOIN files f ON f.path = s.path "
-                f"WHERE s.sid IN ({','.join('?' * len(chunk))})", chunk)
-            unpacked = {fid: got for fid in {r[2] for r in located} if (got := self._bag_cache.get(fid)) is not None}
-            missing = sorted({r[2] for r in located} - unpacked.keys())
-            if missing:
-                for fid, blob in self.query(
-                        f"SELECT fid, terms FROM bags WHERE fid IN ({','.join('?' * len(missing))})", missing):
-                    unpacked[fid] = self._unpack(blob)
-                    self._bag_cache.put(fid, unpacked[fid])
-            for sid, ord_, fid in located:
-                out[sid] = nth_bag(unpacked.get(fid, []), ord_)
-        return out
+        try:
+            return read_bags(self.query, self._bag_cache, rows)
+        except ValueError as exc:
+            raise IndexCorruptError(corrupt_message(self.path, exc)) from None
 
     def file_bags(self, paths: Sequence[str]) -> dict[str, list[str]]:
         """Each file's symbols' term bags, in the symbols' order (`ord`)."""
         out: dict[str, list[str]] = {}
-        for start in range(0, len(paths), MAX_PARAMS):
-            chunk = list(paths[start : start + MAX_PARAMS])
-            for path, blob in self.query(
-                "SELECT f.path, b.terms FROM files f JOIN bags b ON b.fid = f.fid "
-                f"WHERE f.path IN ({','.join('?' * len(chunk))})", chunk):
-                out[path] = self._unpack(blob)
-        return out
-
-    def _unpack(self, blob: bytes) -> list[str]:
         try:
-            return unpack_bags(blob)
+            for start in range(0, len(paths), MAX_PARAMS):
+                chunk = list(paths[start : start + MAX_PARAMS])
+                for path, blob in self.query(
+                    "SELECT f.path, b.terms FROM files f JOIN bags b ON b.fid = f.fid "
+                    f"WHERE f.path IN ({','.join('?' * len(chunk))}) ORDER BY f.path, b.first", chunk):
+                    out.setdefault(path, []).extend(unpack_bags(blob))
         except ValueError as exc:
             raise IndexCorruptError(corrupt_message(self.path, exc)) from None
+        return out
 
     def file_symbols(self, path: str) -> list[Symbol]:
         rows = self.query(f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE path=? ORDER BY ord", (path,))

@@ -20,6 +20,7 @@ from symscope.core.ingest import ingest
 from symscope.core.models import Import, Symbol
 from symscope.core.store import SCHEMA_VERSION, Store
 from symscope.core.store_rows import (
+    CHUNK_CHARS,
     dup_of,
     id_key,
     id_lookups,
@@ -77,6 +78,24 @@ def test_bags_come_back_as_ingest_made_them(write_repo, tmp_path: Path) -> None:
             assert [got[r] for r in rows] == want
 
 
+def test_a_large_files_bags_are_read_chunk_by_chunk(write_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every symbol of a file far larger than a chunk gets its own bag back, whichever few are asked."""
+    body = "".join(f"def handler_{i}(request):\n    return render_page_{i}(request, 'template_{i}')\n\n"
+                   for i in range(120))
+    root = write_repo({"big.py": body})
+    with Index.open(root, tmp_path / "idx") as ix:
+        ix.update(processes=1)
+        (chunks,), = ix.store.query("SELECT count(*) FROM bags")
+        assert chunks > 2
+        rows = [r for (r,) in ix.store.query("SELECT sid FROM symbols WHERE path='big.py' ORDER BY ord")]
+        want = [terms for _, terms in ingest("big.py", str(root / "big.py"), 0, "python").extras]
+        for pick in (rows[:1], rows[-1:], rows[37:41], rows[::17]):
+            got = ix.store.bags(pick)
+            assert [got[r] for r in pick] == [want[rows.index(r)] for r in pick]
+        assert ix.store.file_bags(["big.py"])["big.py"] == want
+        assert [h.symbol.name for h in ix.search("render page 77")][:1] == ["handler_77"]
+
+
 def test_bags_are_stored_compressed(write_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     with _open(write_repo, tmp_path) as ix:
         packed = sum(n for (n,) in ix.store.query("SELECT length(terms) FROM bags"))
@@ -109,7 +128,13 @@ def test_imports_come_back_in_line_order(write_repo, tmp_path: Path) -> None:  #
 
 def test_packing_round_trips() -> None:
     bags = ["a b b", "", "line\nbreak", "ünï ćødé"]
-    assert unpack_bags(pack_bags(bags)) == ["a b b", "", "line break", "ünï ćødé"]
+    (first, blob), = pack_bags(bags)
+    assert first == 0 and unpack_bags(blob) == ["a b b", "", "line break", "ünï ćødé"]
+    many = [f"term{i} " * 100 for i in range(40)]  # ~40 KB: chunks of at most CHUNK_CHARS
+    chunks = pack_bags(many)
+    assert len(chunks) > 5 and [f for f, _ in chunks] == sorted(f for f, _ in chunks)
+    assert [b for _, blob in chunks for b in unpack_bags(blob)] == many
+    assert all(len("\n".join(unpack_bags(blob))) <= CHUNK_CHARS for _, blob in chunks)
     with pytest.raises(ValueError, match="damaged"):
         unpack_bags(b"not zlib")
     imports = [Import("p.py", "b", 9), Import("p.py", "a\n\"q\"", 2)]
