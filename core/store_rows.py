@@ -2,10 +2,10 @@
 
 A symbol's term bag (hundreds of words, its name and its file's path repeated in every
 one) is written with its neighbours: the bags of a file's symbols, in their order, one per
-line, compressed together (zlib, in the standard library) in chunks of a few kilobytes. A file's imports are one JSON list.
-A symbol's id is derived from its path, qualified name and kind (`dup` numbers a repeat),
+line, compressed together (zlib, in the standard library) in chunks of a few kilobytes.
+A file's imports are one JSON list. A symbol's id is derived from its path, qualified name and kind (`dup` numbers a repeat),
 so it is a generated column rather than stored text; a lookup by id goes through a 32-bit
-digest of it (`id_key`), indexed at a tenth of the size of an index of the ids' text.
+digest of it (`id_key`), whose index is an eighth of the size of one on the ids' text.
 """
 
 from __future__ import annotations
