@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from symscope.core.errors import IndexCorruptError, IndexReadOnlyError
+from symscope.core.errors import IndexAccessError, IndexCorruptError, IndexReadOnlyError
 from symscope.core.index import Index
 from symscope.core.ingest import ingest
 from symscope.core.models import Import, Symbol
@@ -194,6 +194,17 @@ def test_read_only_index_without_its_term_index_still_searches(
         got = [(h.symbol.id, round(h.score, 4)) for h in ix.search("recycle stale connections")]
         assert got == want and got[0][0] == "pool.py::ConnectionPool.recycle_stale#method"
     assert not folder.exists()
+
+
+def test_an_sqlite_without_generated_columns_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from symscope.core import store as store_module
+
+    monkeypatch.setattr(store_module.sqlite3, "sqlite_version_info", (3, 30, 1))
+    with pytest.raises(IndexAccessError, match=r"needs SQLite 3\.31\.0 or newer") as caught:
+        Store(tmp_path / "idx" / "index.sqlite")
+    assert "\n" not in str(caught.value) and not (tmp_path / "idx").exists()
 
 
 def _v4_index(db: Path) -> None:

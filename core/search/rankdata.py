@@ -154,7 +154,7 @@ def candidate_data(store: Store, terms: TermIndex, rows: list[int], exported: se
 
 
 def _read(store: Store, column: str, keys: list[Any], into: dict[int, tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    if column == "id":  # ids are derived, not indexed: the store narrows by their paths first
+    if column == "id":  # ids are derived, not stored: the store finds them by their digests
         got = store.rows_by_ids(_COLUMNS, keys)
     else:
         got = []
