@@ -57,7 +57,7 @@ DECLARATION_PRIOR = DEFAULTS.declaration_prior
 READ_BATCH = 900
 #: Enclosing symbols followed up at most this far.
 MAX_DEPTH = 32
-_COLUMNS = ("rowid, id, path, ord, kind, language, name, norm_hash, qualname, signature, parent_id, "
+_COLUMNS = ("sid, id, path, ord, kind, language, name, norm_hash, qualname, signature, parent_id, "
             "end_line - start_line + 1")
 
 
@@ -70,7 +70,8 @@ class RankData:
     ids: list[str]
     paths: list[str]
     names: list[str]
-    norm_hashes: list[str]
+    norm_hashes: list[bytes]
+    """Each symbol's digest of its text without whitespace (same digest: same code)."""
     kinds: NDArray[np.object_]
     languages: NDArray[np.object_]
     path_ids: NDArray[np.int32]
@@ -210,14 +211,19 @@ def _by_names(store: Store, names: list[str], found: dict[int, tuple[Any, ...]],
 
 
 def _read(store: Store, column: str, keys: list[Any], into: dict[int, tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    if column == "id":  # ids are derived, not stored: the store finds them by their digests
+        got = store.rows_by_ids(_COLUMNS, keys)
+    else:
+        got = []
+        for start in range(0, len(keys), READ_BATCH):
+            chunk = keys[start : start + READ_BATCH]
+            marks = ",".join("?" * len(chunk))
+            got += store.query(f"SELECT {_COLUMNS} FROM symbols WHERE {column} IN ({marks})", chunk)
     out: list[tuple[Any, ...]] = []
-    for start in range(0, len(keys), READ_BATCH):
-        chunk = keys[start : start + READ_BATCH]
-        marks = ",".join("?" * len(chunk))
-        for row in store.query(f"SELECT {_COLUMNS} FROM symbols WHERE {column} IN ({marks})", chunk):
-            if row[0] not in into:
-                into[row[0]] = row
-                out.append(row)
+    for row in got:
+        if row[0] not in into:
+            into[row[0]] = row
+            out.append(row)
     return out
 
 
@@ -307,11 +313,7 @@ def softened_bm25(store: Store, rows: list[int], lengths: NDArray[np.float64], w
     k1, b = DEFAULTS.k1, DEFAULTS.b
     words = re.compile(r"(?<!\S)(" + "|".join(re.escape(t) for t in sorted(weights, key=len, reverse=True))
                        + r")(?!\S)")
-    bags: dict[int, str] = {}
-    for start in range(0, len(rows), READ_BATCH):
-        chunk = rows[start : start + READ_BATCH]
-        marks = ",".join("?" * len(chunk))
-        bags.update(store.query(f"SELECT rowid, terms FROM symbols WHERE rowid IN ({marks})", chunk))
+    bags = store.bags(rows)
     norm = k1 * (1 - b + b * (avgdl * (np.maximum(lengths, 1.0) / avgdl) ** LENGTH_POWER) / avgdl)
     out = np.zeros(len(rows), dtype=np.float32)
     for i, row in enumerate(rows):

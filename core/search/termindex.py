@@ -3,8 +3,8 @@
 Why tantivy (docs/search-engine-choice.md): segments on disk, memory-mapped, so a process
 opens it without reading it; a change is a delete and an add per changed file; top-k
 queries with block-max WAND stay under a millisecond at 50,000 files. SQLite stays the
-store of symbols: this holds one document per symbol, written from the `terms` column
-the indexer already fills, and nothing the store does not hold.
+store of symbols: this holds one document per symbol, written from the term bags the
+indexer already stores (packed per file, `store_rows.py`), and nothing the store does not hold.
 
 The two are kept in step through the store's `search_stale` table: every write of a
 file's rows records its path in the same transaction, and `sync` re-writes those paths'
@@ -228,10 +228,13 @@ class TermIndex:
             chunk = list(paths[start : start + READ_BATCH])
             marks = ",".join("?" * len(chunk))
             aux_file = {p: is_auxiliary(p) for p in chunk}
-            for row, path, name, qualname, kind, language, terms in self.store.query(
-                f"SELECT rowid, path, name, qualname, kind, language, terms FROM symbols "
+            bags = self.store.file_bags(chunk)  # packed per file in the store (`store_rows.py`)
+            for row, path, ord_, name, qualname, kind, language in self.store.query(
+                f"SELECT sid, path, ord, name, qualname, kind, language FROM symbols "
                 f"WHERE path IN ({marks})", chunk,
             ):
+                own = bags.get(path, [])
+                terms = own[ord_] if ord_ < len(own) else ""
                 bag = terms.split()
                 keys = list(dict.fromkeys(k for k in (compact(name), compact(qualname)) if k))
                 doc = tantivy.Document(
