@@ -7,6 +7,7 @@ initializer, in parallel with the walk; the parent never loads either.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import multiprocessing
 import os
@@ -15,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from types import TracebackType
 
 from symscope.core.models import FileResult
@@ -27,6 +28,9 @@ log = logging.getLogger(__name__)
 CHUNK_MAX = 64
 #: Tasks per worker, by bytes: enough to even out the end.
 BATCHES_PER_WORKER = 12
+#: Batches queued or running per worker at once: one parsing, one waiting, one more so a
+#: worker never idles while the parent stores a batch (and no more: each holds its results).
+IN_FLIGHT_PER_WORKER = 3
 
 Job = tuple[str, str, int, str]
 """(repo-relative path, absolute path, mtime_ns, language name) of one file."""
@@ -90,18 +94,33 @@ class ParserPool:
     ) -> Iterator[FileResult]:
         """Parse `files` in the workers, yielding each batch's results as it completes.
 
+        At most `IN_FLIGHT_PER_WORKER` batches per worker are queued or running at once, and
+        a batch's results are let go once yielded: the parent holds a bounded number of
+        results whatever the repo's size (submitting every batch up front kept every
+        finished batch's results alive in its future until the run ended).
+
         Stops (cancelling queued batches) when `cancelled` returns True.
         """
-        futures: list[Future[list[FileResult]]] = [
-            self._executor.submit(parse_batch, b) for b in batches(files, self.workers)
-        ]
+        todo = iter(batches(files, self.workers))
+        running: set[Future[list[FileResult]]] = set()
         try:
-            for fut in as_completed(futures):
-                if cancelled is not None and cancelled():
-                    return
-                yield from fut.result()
+            for batch in itertools.islice(todo, self.workers * IN_FLIGHT_PER_WORKER):
+                running.add(self._executor.submit(parse_batch, batch))
+            while running:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    if cancelled is not None and cancelled():
+                        return
+                    batch = next(todo, None)
+                    if batch is not None:  # keep the workers busy while this batch is stored
+                        running.add(self._executor.submit(parse_batch, batch))
+                    results = fut.result()
+                    del fut
+                    yield from results
+                    del results
+                done.clear()
         finally:
-            for fut in futures:
+            for fut in running:
                 fut.cancel()
 
     def close(self) -> None:
