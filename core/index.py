@@ -46,12 +46,13 @@ from symscope.core.models import (
     Symbol,
 )
 from symscope.core.pathnames import escape_controls, escape_name, fs_path
-from symscope.core.search.searcher import Searcher
 from symscope.core.settings import current, index_fingerprint
 from symscope.core.store import Store, intact
 
 if TYPE_CHECKING:
     from symscope.core.deps import Dependencies
+    from symscope.core.search.searcher import Searcher
+    from symscope.core.search.termindex import TermIndex
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
@@ -84,8 +85,27 @@ class Index:
         self.root = root
         self.index_dir = index_dir
         self.store = store
-        self.searcher = Searcher(store, index_dir)
+        self._searcher: Searcher | None = None
         self._deps: Dependencies | None = None
+
+    @property
+    def searcher(self) -> Searcher:
+        """The ranker, made on first use: a process that only indexes (a one-file refresh)
+        never imports it (numpy and the ranking code are most of a fresh process's start)."""
+        if self._searcher is None:
+            from symscope.core.search.searcher import Searcher
+
+            self._searcher = Searcher(self.store, self.index_dir)
+        return self._searcher
+
+    def _term_sync(self) -> Searcher | TermIndex:
+        """What an index run brings up to date at its end: the searcher's term index when a
+        searcher is in use (so it reloads), else a term index of its own (no ranker imported)."""
+        if self._searcher is not None:
+            return self._searcher
+        from symscope.core.search.termindex import TermIndex
+
+        return TermIndex(self.index_dir, self.store)
 
     @classmethod
     def open(
@@ -142,7 +162,9 @@ class Index:
     @property
     def search_path(self) -> Path:
         """The term index's folder (`search/termindex.py`)."""
-        return self.searcher.terms.folder
+        from symscope.core.search.termindex import FOLDER
+
+        return self.index_dir / FOLDER
 
     @property
     def is_built(self) -> bool:
@@ -186,7 +208,7 @@ class Index:
             limits.MAX_FILES.check("max_files", max_files)
         if processes is not None:
             limits.PROCESSES.check("processes", processes)
-        return Indexer(self.root, self.store, self.searcher).update(  # and the search data
+        return Indexer(self.root, self.store, self._term_sync()).update(  # and the search data
             progress, cancelled, processes, max_file_bytes, rebuild, max_files, allow_any_root
         )
 

@@ -23,7 +23,7 @@ import os
 import time
 from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import FileRecord, FileResult, IndexProgress, IndexReport, SkippedFile
@@ -32,7 +32,6 @@ from symscope.core.settings import index_fingerprint
 from symscope.core.store import Store
 
 if TYPE_CHECKING:
-    from symscope.core.search.searcher import Searcher
     from symscope.core.walk import SourceFile
     from symscope.core.workers import ParserPool
 
@@ -50,6 +49,15 @@ PARTIAL = "partial:"
 #: The mtime a file is marked with when a run under new settings starts: it must be re-parsed,
 #: even if its content is unchanged (`recheck`'s -1 only asks to re-read and re-hash it).
 REPARSE_MTIME = -2
+
+
+class TermSync(Protocol):
+    """What an index run keeps in step at its end: `Searcher` or its `TermIndex`."""
+
+    def sync(self, progress: Callable[[int, int], None] | None = None,
+             cancelled: Callable[[], bool] | None = None) -> int: ...
+
+    def reset(self) -> None: ...
 
 
 class BatchWriter:
@@ -107,7 +115,7 @@ class BatchWriter:
 class Indexer:
     """Updates one repo's store and its search data; `Index.update` is the way in."""
 
-    def __init__(self, root: Path, store: Store, searcher: Searcher | None = None) -> None:
+    def __init__(self, root: Path, store: Store, searcher: TermSync | None = None) -> None:
         self.root = root
         self.store = store
         self.searcher = searcher
