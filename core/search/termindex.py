@@ -40,8 +40,10 @@ VERSION = "1"
 FOLDER = "search.tantivy"
 #: The writer's memory budget (tantivy's floor is 15 MB per thread): bounded whatever the repo.
 WRITER_HEAP = 64_000_000
-#: Paths re-written per tantivy commit while syncing.
-SYNC_BATCH = 500
+#: Paths re-written per tantivy commit while syncing. Each commit makes a segment that the
+#: writer's merges later read and re-write, so a first index's 50,000 files in batches of 500
+#: paid for 100 segments' merges; memory stays bounded by `WRITER_HEAP` either way.
+SYNC_BATCH = 4000
 #: Rows read back from the store at a time when writing documents.
 READ_BATCH = 900
 
@@ -225,6 +227,7 @@ class TermIndex:
             chunk = list(paths[start : start + READ_BATCH])
             marks = ",".join("?" * len(chunk))
             aux_file = {p: is_auxiliary(p) for p in chunk}
+            keyed = {p: path_key(p) for p in chunk}  # once per file, not per symbol
             for row, path, name, qualname, kind, language, terms in self.store.query(
                 f"SELECT rowid, path, name, qualname, kind, language, terms FROM symbols "
                 f"WHERE path IN ({marks})", chunk,
@@ -232,7 +235,7 @@ class TermIndex:
                 bag = terms.split()
                 keys = list(dict.fromkeys(k for k in (compact(name), compact(qualname)) if k))
                 doc = tantivy.Document(
-                    row=row, pathkey=path_key(path), length=len(bag),
+                    row=row, pathkey=keyed[path], length=len(bag),
                     aux=int(aux_file[path] or in_test_module(qualname, kind)),
                     path=path, bag=terms, kind=kind, lang=language,
                 )
