@@ -273,7 +273,6 @@ def walk(
     skipped: list[SkippedFile] = []
     stack: list[_Folder] = []
     next_post = time.monotonic() + PROGRESS_SECONDS
-    langs: dict[str, LanguageSpec | None] = {}
 
     def enter(dirpath: str, rel_dir: str, specs: list[_Ignore], depth: int) -> None:
         ignore = _load_ignore(dirpath, rel_dir)
@@ -333,10 +332,7 @@ def walk(
                 continue
             if entry.name == ".gitignore":
                 continue
-            if entry.name in langs:  # file names repeat across a repo's folders: judged once each
-                lang = langs[entry.name]
-            else:
-                lang = langs[entry.name] = language_for_extension(entry.name)
+            lang = language_for_extension(entry.name)
             if lang is None and "." not in entry.name:
                 lang = _sniff_shebang(entry.path)
             if lang is None:
