@@ -108,17 +108,15 @@ class ParserPool:
                 running.add(self._executor.submit(parse_batch, batch))
             while running:
                 done, running = wait(running, return_when=FIRST_COMPLETED)
-                for fut in done:
+                while done:
                     if cancelled is not None and cancelled():
                         return
-                    batch = next(todo, None)
-                    if batch is not None:  # keep the workers busy while this batch is stored
-                        running.add(self._executor.submit(parse_batch, batch))
-                    results = fut.result()
-                    del fut
+                    more: list[Job] | None = next(todo, None)
+                    if more is not None:  # keep the workers busy while this batch is stored
+                        running.add(self._executor.submit(parse_batch, more))
+                    results = done.pop().result()  # the future, and with it the results, let go
                     yield from results
                     del results
-                done.clear()
         finally:
             for fut in running:
                 fut.cancel()
