@@ -60,6 +60,14 @@ class TermSync(Protocol):
     def reset(self) -> None: ...
 
 
+def own_term_index(index_dir: Path, store: Store) -> TermSync:
+    """A term index for a run whose process has no searcher in use (a searcher in use is
+    synced itself, so it reloads): a one-file refresh never imports the ranker."""
+    from symscope.core.search.termindex import TermIndex
+
+    return TermIndex(index_dir, store)
+
+
 class BatchWriter:
     """Collects parsed files and mtime-only touches; writes them in one transaction per batch."""
 
