@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import itertools
 import logging
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from types import TracebackType
 
 from symscope.core.models import FileResult
@@ -66,6 +65,9 @@ class ParserPool:
     """
 
     def __init__(self, workers: int) -> None:
+        import multiprocessing  # here, not at import: an update that parses inline never pays for it
+        from concurrent.futures import ProcessPoolExecutor
+
         _quiet_resource_tracker()
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
@@ -136,16 +138,25 @@ class ParserPool:
 class EarlyPool:
     """Starts a `ParserPool` as soon as a walk has found enough files to need one.
 
-    Pass `on_file` to `walk`: the workers then start up while the walk goes on.
+    Pass `on_file` to `walk`: the workers then start up while the walk goes on. With
+    `known` (path -> (size, mtime_ns, ...) of the indexed files), only files that changed
+    count: an update of a big repo starts one worker at its first changed file, which
+    loads the parser and the tokenizer while the walk stats the rest.
     """
 
-    def __init__(self, workers: int, threshold: int) -> None:
+    def __init__(self, workers: int, threshold: int,
+                 known: dict[str, tuple[int, int, str]] | None = None) -> None:
         self.workers = workers
         self.threshold = threshold
+        self.known = known
         self.pool: ParserPool | None = None
         self._found = 0
 
-    def on_file(self, _file: SourceFile) -> None:
+    def on_file(self, file: SourceFile) -> None:
+        if self.known is not None:
+            old = self.known.get(file.path)
+            if old is not None and old[0] == file.size and old[1] == file.mtime_ns:
+                return  # unchanged: the walk's comparison will say so too
         self._found += 1
         if self._found == self.threshold:
             try:
@@ -234,6 +245,8 @@ def _set_parent_death_signal() -> bool:
 def _parent_gone(parent_pid: int) -> bool:
     if os.name == "posix":
         return os.getppid() != parent_pid
+    import multiprocessing
+
     parent = multiprocessing.parent_process()
     return parent is not None and not parent.is_alive()
 

@@ -105,3 +105,35 @@ def test_the_walk_reads_a_gitignore_only_where_a_folder_lists_one(
     paths = {f.path for f in found.files}
     assert "pkg01/mod030.py" not in paths and "pkg01/mod029.py" in paths  # its rules still apply
     assert len(paths) == 60 - 10
+
+
+def test_an_update_of_a_big_repo_parses_its_few_changes_in_a_head_start_process(tmp_path: Path) -> None:
+    """Past `HEAD_START_FILES`, one parser process starts at the first changed file the walk
+    finds (loading the parser while the walk goes on): the parent never loads tree-sitter or
+    tiktoken, and the change is indexed as inline parsing would index it. A walk that finds
+    nothing changed starts no process at all."""
+    root = _many_files(tmp_path / "repo", 60)
+    script = (
+        "import sys\n"
+        "import symscope.core.indexer as ixr\n"
+        "from symscope.core.index import Index\n"
+        "ixr.HEAD_START_FILES = 10\n"
+        f"index = Index.open({str(root)!r}, {str(tmp_path / 'idx')!r})\n"
+        "nothing = index.update(processes=2)\n"
+        "idle = 'multiprocessing' in sys.modules\n"
+        f"open({str(root / 'pkg01' / 'mod025.py')!r}, 'a').write('\\n\\ndef zebra_probe_marker():\\n    return 1\\n')\n"
+        "report = index.update(processes=2)\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('tree_sitter', 'tiktoken'))\n"
+        "hit = index.search('zebra probe marker')[0].symbol\n"
+        "print(nothing.parsed, idle, report.parsed, report.files, ','.join(heavy) or '-', hit.path, hit.name)\n"
+    )
+    first = subprocess.run([sys.executable, "-c", f"from symscope.core.index import Index\n"
+                            f"Index.open({str(root)!r}, {str(tmp_path / 'idx')!r}).update(processes=1)"],
+                           capture_output=True, text=True, check=True)
+    assert first.returncode == 0
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    nothing, idle, parsed, files, heavy, path, name = out.stdout.split()
+    assert (nothing, idle) == ("0", "False")  # nothing changed: no process, no pool machinery
+    assert (parsed, files) == ("1", "60")
+    assert heavy == "-"  # parsed in the head-start process
+    assert (path, name) == ("pkg01/mod025.py", "zebra_probe_marker")
