@@ -273,17 +273,20 @@ def walk(
     skipped: list[SkippedFile] = []
     stack: list[_Folder] = []
     next_post = time.monotonic() + PROGRESS_SECONDS
+    langs: dict[str, LanguageSpec | None] = {}
 
     def enter(dirpath: str, rel_dir: str, specs: list[_Ignore], depth: int) -> None:
-        ignore = _load_ignore(dirpath, rel_dir)
-        if ignore is not None:
-            specs = [*specs, ignore]
         try:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             skipped.append(SkippedFile(rel_dir + "/" if rel_dir else ".", f"unreadable directory ({exc.strerror})"))
             return
+        # only a folder that lists a .gitignore is asked for one: trying to open a missing one in
+        # each of a big repo's 10,000 folders was a sixth of the walk that every refresh does
+        ignore = _load_ignore(dirpath, rel_dir) if any(e.name == ".gitignore" for e in entries) else None
+        if ignore is not None:
+            specs = [*specs, ignore]
         stack.append(_Folder(rel_dir, specs, entries, depth))
 
     if only is None or "" in only:  # the root named: the whole walk
@@ -332,7 +335,10 @@ def walk(
                 continue
             if entry.name == ".gitignore":
                 continue
-            lang = language_for_extension(entry.name)
+            if entry.name in langs:  # file names repeat across a repo's folders: judged once each
+                lang = langs[entry.name]
+            else:
+                lang = langs[entry.name] = language_for_extension(entry.name)
             if lang is None and "." not in entry.name:
                 lang = _sniff_shebang(entry.path)
             if lang is None:

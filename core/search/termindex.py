@@ -40,8 +40,10 @@ VERSION = "1"
 FOLDER = "search.tantivy"
 #: The writer's memory budget (tantivy's floor is 15 MB per thread): bounded whatever the repo.
 WRITER_HEAP = 64_000_000
-#: Paths re-written per tantivy commit while syncing.
-SYNC_BATCH = 500
+#: Paths re-written per tantivy commit while syncing. Each commit makes a segment that the
+#: writer's merges later read and re-write, so a first index's 50,000 files in batches of 500
+#: paid for 100 segments' merges; memory stays bounded by `WRITER_HEAP` either way.
+SYNC_BATCH = 4000
 #: Rows read back from the store at a time when writing documents.
 READ_BATCH = 900
 
@@ -229,6 +231,7 @@ class TermIndex:
             marks = ",".join("?" * len(chunk))
             aux_file = {p: is_auxiliary(p) for p in chunk}
             bags = self.store.file_bags(chunk)  # packed per file in the store (`store_rows.py`)
+            keyed = {p: path_key(p) for p in chunk}  # once per file, not per symbol
             for row, path, ord_, name, qualname, kind, language in self.store.query(
                 f"SELECT sid, path, ord, name, qualname, kind, language FROM symbols "
                 f"WHERE path IN ({marks})", chunk,
@@ -238,7 +241,7 @@ class TermIndex:
                 bag = terms.split()
                 keys = list(dict.fromkeys(k for k in (compact(name), compact(qualname)) if k))
                 doc = tantivy.Document(
-                    row=row, pathkey=path_key(path), length=len(bag),
+                    row=row, pathkey=keyed[path], length=len(bag),
                     aux=int(aux_file[path] or in_test_module(qualname, kind)),
                     path=path, bag=terms, kind=kind, lang=language,
                 )
