@@ -33,6 +33,7 @@ import tantivy
 from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.settings import DEFAULTS
 from symscope.core.store import Store, make_private_dirs
+from symscope.core.store_rows import nth_bag
 from symscope.core.terms import compact
 
 #: Bump when the documents' shape changes: an index of another version is rebuilt from the store.
@@ -236,8 +237,7 @@ class TermIndex:
                 f"SELECT sid, path, ord, name, qualname, kind, language FROM symbols "
                 f"WHERE path IN ({marks})", chunk,
             ):
-                own = bags.get(path, [])
-                terms = own[ord_] if ord_ < len(own) else ""
+                terms = nth_bag(bags.get(path, []), ord_)
                 bag = terms.split()
                 keys = list(dict.fromkeys(k for k in (compact(name), compact(qualname)) if k))
                 doc = tantivy.Document(
