@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -181,6 +182,7 @@ def measure_size(corpora: list[Path], files: int, work: Path, gin: dict[str, Any
     mono = build(corpora, work / f"mono-{files}", files)
     built_s = time.perf_counter() - t
     index = work / f"idx-{files}"
+    shutil.rmtree(index, ignore_errors=True)  # cold means cold: an old run's file would keep its size
     floor = run([sys.executable, "-m", "benchmarks.monorepo_floor", str(mono.root)])
     cold = run(_py(_INDEX, str(mono.root), str(index), "cold"))
     report = json.loads(cold.stdout)
@@ -209,6 +211,7 @@ def measure_size(corpora: list[Path], files: int, work: Path, gin: dict[str, Any
 
 def measure_gin(gin_repo: Path, work: Path) -> dict[str, Any]:
     index = work / "idx-gin"
+    shutil.rmtree(index, ignore_errors=True)
     cold = run(_py(_INDEX, str(gin_repo), str(index), "cold"))
     mcp = mcp_session(gin_repo, index)
     return {"cold_index_s": round(cold.seconds, 2), "fresh_search": fresh_search(gin_repo, index),

@@ -233,6 +233,7 @@ class Store:
         ).fetchall():
             self._conn.execute(f'DROP TABLE IF EXISTS "{name}"')
         self._conn.commit()
+        self._conn.execute("VACUUM")  # the file keeps the old layout's pages otherwise; empty, it is cheap
 
     def repair_schema(self) -> None:
         """Re-create any missing table or index, keeping every row that is there.

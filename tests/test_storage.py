@@ -235,6 +235,26 @@ def test_an_index_of_the_previous_schema_is_rebuilt(tmp_path: Path) -> None:
         store.close()
 
 
+def test_rebuilding_an_old_layout_gives_its_pages_back(tmp_path: Path) -> None:
+    """Dropped tables leave free pages that SQLite never returns on its own: a new index in an
+    old index's file would stay the old one's size (the monorepo benchmark measured 2.2x the
+    source that way where a fresh folder holds 0.9x)."""
+    db = tmp_path / "idx" / "index.sqlite"
+    _v4_index(db)
+    conn = sqlite3.connect(db)
+    conn.executemany("INSERT INTO symbols VALUES (?, 'a.py', 0, ?)",
+                     [(f"a.py::f{i}#function", "word " * 200) for i in range(2000)])
+    conn.commit()
+    conn.close()
+    old_size = db.stat().st_size
+    store = Store(db)
+    try:
+        assert store.query("PRAGMA freelist_count") == [(0,)]
+    finally:
+        store.close()
+    assert db.stat().st_size < old_size / 10
+
+
 def test_a_read_only_index_of_the_previous_schema_says_so_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
