@@ -175,22 +175,18 @@ class Indexer:
         try:
             if progress is not None:
                 progress(IndexProgress(0, 0, "", "walk"))
+            # unchanged files come back as paths only (a refresh of a big repo finds nearly all so)
             found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None,
-                         max_files=max_files, on_progress=_walked(progress))
+                         max_files=max_files, on_progress=_walked(progress),
+                         known=None if rebuild else known)
             if progress is not None:
-                progress(IndexProgress(len(found.files), 0, found.files[-1].path if found.files else "", "walk"))
-            to_parse: list[SourceFile] = []
-            unchanged = 0
-            for f in found.files:
-                old = known.get(f.path)
-                if not rebuild and old is not None and old[0] == f.size and old[1] == f.mtime_ns:
-                    unchanged += 1
-                else:
-                    to_parse.append(f)
-            seen = {f.path for f in found.files}
+                last = found.files[-1].path if found.files else found.unchanged[-1] if found.unchanged else ""
+                progress(IndexProgress(found.found, 0, last, "walk"))
+            to_parse = found.files
+            seen = {*found.unchanged, *(f.path for f in found.files)}
             run = _Run(self.store, known, rebuild, list(found.skipped), [p for p in known if p not in seen],
                        keep_committed=progress is not None)
-            run.unchanged = unchanged
+            run.unchanged = len(found.unchanged)
             results = self._parse_all(to_parse, workers, early.pool if early else None, cancelled)
             run.consume(results, len(to_parse), progress, cancelled)
         finally:
