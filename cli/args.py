@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip files larger than N bytes (default 1000000)")
     p.add_argument("--semantic", action="store_true",
                    help="also embed symbols for hybrid search (needs the `semantic` extra); "
-                   "later runs keep the vectors current")
+                   "later runs keep the vectors current. Each CLI search then loads the model "
+                   "(seconds and ~0.5 GB per call); the TUI and `symscope mcp` load it once")
 
     p = sub.add_parser("search", parents=[common], help="search symbols by keywords or plain English")
     p.add_argument("query", metavar="QUERY")

