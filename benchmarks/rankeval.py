@@ -15,6 +15,7 @@ ablation needs `SYMSCOPE_SEARCH_OFF=lever python -m benchmarks.autolabel ... --w
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -30,7 +31,8 @@ from benchmarks.metrics import MRR_CUTOFF, QueryScore
 from symscope.core import levers
 from symscope.core.api import Workspace
 from symscope.core.models import SearchHit
-from symscope.core.settings import INDEX_LEVERS
+from symscope.core.search import searcher as searcher_module
+from symscope.core.settings import DEFAULTS, INDEX_LEVERS
 
 Search = Callable[[str], Sequence[SearchHit]]
 #: Levers that only change how a query is answered (flippable in this process).
@@ -119,8 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--ablate", action="store_true", help="each query-time lever off alone, as deltas")
     p.add_argument("--split", choices=SPLITS, default=None, help="only this split's repositories")
     p.add_argument("--levers", default="", help="with --ablate: only these (comma-separated)")
+    p.add_argument("--weights", default="", help="comma-separated sentence weights to rank by instead of the settings'")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
+    if args.weights:
+        weights = tuple(float(v) for v in args.weights.split(","))
+        searcher_module.DEFAULTS = dataclasses.replace(DEFAULTS, sentence_weights=weights)
     sets = Sets(args.work, split=args.split)
     try:
         t0 = time.perf_counter()

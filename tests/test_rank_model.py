@@ -97,7 +97,7 @@ def _records() -> Records:
     x[:, INDEX["bm25"]] = [3.0, 2.0, 2.5, 2.0, 1.0]
     x[:, INDEX["cover"]] = [0.0, 0.4, 0.0, 0.0, 2.0]
     return Records(x, np.array([0, 0, 0, 1, 1]), np.array([0, 1, 1, 2, 3]),
-                   np.array([False, True, False, False, True]), 2)
+                   np.array([False, True, False, False, True]), 2, np.array([False, True]))
 
 
 def test_fold_groups_count_once_and_a_target_folded_under_its_group_is_found() -> None:
