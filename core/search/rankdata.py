@@ -11,6 +11,7 @@ search costs what its candidates cost.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -313,14 +314,18 @@ def _priors(
     factors' product) and its parts, the model's `PRIOR` features (`model.py`)."""
     parts = np.zeros((len(names), len(PRIOR)), dtype=np.float64)
     n = max(terms.size, 2)
-    scale = REFERENCE_PRIOR / float(np.log1p(n))
-    for doc, name in enumerate(names):
+    scale = REFERENCE_PRIOR / math.log1p(n)
+    refs = [0.0] * len(names)
+    private = [0.0] * len(names)
+    for doc, name in enumerate(names):  # (plain floats: numpy scalars cost a microsecond each)
         key = _reference_term(name)
         if key is None:
             continue
-        parts[doc, 0] = np.log1p(scale * float(np.log1p(terms.df(key))))
+        refs[doc] = math.log1p(scale * math.log1p(terms.df(key)))
         if name.startswith(("_", "#")) and not name.startswith("__"):
-            parts[doc, 1] = 1.0
+            private[doc] = 1.0
+    parts[:, 0] = refs
+    parts[:, 1] = private
     if exported:
         parts[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
                if ok and name in exported], 2] = 1.0

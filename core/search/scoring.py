@@ -5,6 +5,7 @@ Pure functions of the ranking data and the query, applied by `Searcher.search` i
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -183,7 +184,8 @@ def name_features(
     typed = typed_words(query)
     typed_stems = {stem(w) for w in typed}
     typed_ok: dict[str, bool] = {}  # a name part -> whether a word typed spells it
-    out = np.zeros((len(docs), 2), dtype=np.float64)
+    cover = [0.0] * len(docs)
+    exact = [0.0] * len(docs)
     constructors = levers.on("toplevel")
     for i, doc in enumerate(docs.tolist()):
         name = data.names[doc]
@@ -203,9 +205,9 @@ def name_features(
             matched = len(covered)
             # A one-word name (`Query`, `Body`) is "covered" by any query saying that word;
             # full credit needs two of the query's words in the name.
-            out[i, 0] = np.log1p(NAME_COVERAGE_WEIGHT * matched / len(parts) * min(matched, 2) / 2)
+            cover[i] = math.log1p(NAME_COVERAGE_WEIGHT * matched / len(parts) * min(matched, 2) / 2)
         key = compact(name)
         if key and (key == whole or (len(words) <= 2 and key in words)):
-            out[i, 1] = 1.0
-    return out
+            exact[i] = 1.0
+    return np.array([cover, exact], dtype=np.float64).T.reshape(len(docs), 2)
 
