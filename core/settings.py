@@ -60,13 +60,11 @@ class RankSettings:
     """Times its qualifier's terms (`Router` in `Router.add`) repeat."""
     doc_weight: int = field(default=2, metadata=_in("index"))
     """Times its docstring's terms repeat."""
-    # -- BM25 (the term index's scores, `search/termindex.py`; softened in `rankdata.softened_bm25`) --
+    # -- BM25 (the term index's scores, `search/termindex.py`) --
     k1: float = field(default=1.2, metadata=_in("ranker"))
     b: float = field(default=0.75, metadata=_in("ranker"))
     epsilon: float = field(default=0.25, metadata=_in("ranker"))
     """IDF floor for terms in more than half the documents, times the average IDF."""
-    length_power: float = field(default=0.5, metadata=_in("ranker"))
-    """Softened length normalisation for callables in long queries (the `softlen` lever)."""
     reference_prior: float = field(default=0.15, metadata=_in("ranker"))
     """How much a widely referenced name rises (scaled by log of the corpus size)."""
     private_prior: float = field(default=0.9, metadata=_in("ranker"))

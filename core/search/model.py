@@ -22,7 +22,7 @@ from symscope.core.settings import DEFAULTS
 
 #: The features, in the order of every weight vector.
 FEATURES = (
-    "bm25",  # log of the BM25 score (length normalisation softened for a sentence's callables)
+    "bm25",  # log of the BM25 score (the term index's)
     "file",  # log(1 + FILE_CONTEXT x how well the file's other symbols match), sentences only
     "aux",  # 1 for test, example, docs code the query did not ask for
     "cover",  # log(1 + NAME_COVERAGE_WEIGHT x the share of the name the query spells)

@@ -41,11 +41,6 @@ EXPORTED_PRIOR = DEFAULTS.exported_prior
 #: ... when it is one of these kinds: what does the work (a re-exported type or constant
 #: describes data, and rarely answers "what does X").
 PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
-#: For queries of more than `SHORT_QUERY` terms, functions' and methods' length normalisation
-#: is softened to this power (see `softened_bm25`): the function that does what a
-#: sentence describes is often long. (A class is kept short by leaving its members' bodies
-#: out of its terms instead.)
-LENGTH_POWER = DEFAULTS.length_power
 #: How much a definition's reference count (symbols mentioning its name) lifts it, at most.
 REFERENCE_PRIOR = DEFAULTS.reference_prior
 #: Names starting with `_` or `#` (private by convention) keep this share of their score.
@@ -232,29 +227,6 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
         public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
         heft=np.array([h for _, h in static], dtype=np.float32),
     )
-
-
-def softened_bm25(store: Store, rows: list[int], lengths: NDArray[np.float64], weights: dict[str, float],
-                  avgdl: float) -> NDArray[np.float32]:
-    """BM25 of these symbols (store rows, with their bag lengths) with softened length
-    normalisation (`LENGTH_POWER`), from their stored terms; `weights` are each term's
-    query weight x IDF. Only a sentence's callable candidates get here."""
-    k1, b = DEFAULTS.k1, DEFAULTS.b
-    words = re.compile(r"(?<!\S)(" + "|".join(re.escape(t) for t in sorted(weights, key=len, reverse=True))
-                       + r")(?!\S)")
-    bags: dict[int, str] = {}
-    for start in range(0, len(rows), READ_BATCH):
-        chunk = rows[start : start + READ_BATCH]
-        marks = ",".join("?" * len(chunk))
-        bags.update(store.query(f"SELECT rowid, terms FROM symbols WHERE rowid IN ({marks})", chunk))
-    norm = k1 * (1 - b + b * (avgdl * (np.maximum(lengths, 1.0) / avgdl) ** LENGTH_POWER) / avgdl)
-    out = np.zeros(len(rows), dtype=np.float32)
-    for i, row in enumerate(rows):
-        counts: dict[str, int] = {}
-        for term in words.findall(bags.get(row, "")):
-            counts[term] = counts.get(term, 0) + 1
-        out[i] = sum(weights[t] * tf * (k1 + 1) / (tf + norm[i]) for t, tf in counts.items())
-    return out
 
 
 def _file_sizes(store: Store, paths: list[str]) -> list[tuple[str, int]]:

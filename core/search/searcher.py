@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from symscope.core import levers
 from symscope.core.errors import BadQueryError, IndexAccessError, StaleSettingsError
-from symscope.core.models import CALLABLE_KINDS, SearchHit
+from symscope.core.models import SearchHit
 from symscope.core.pathnames import escape_controls
 from symscope.core.search.abbreviations import Abbreviations
 from symscope.core.search.expansion import Expander
@@ -32,7 +32,7 @@ from symscope.core.search.filters import allows, filter_mask
 from symscope.core.search.folding import pick
 from symscope.core.search.fusion import DENSE_DEPTH, fuse
 from symscope.core.search.model import HAND_WEIGHTS, log_bm25, vector
-from symscope.core.search.rankdata import RankData, RowCache, candidate_data, softened_bm25
+from symscope.core.search.rankdata import RankData, RowCache, candidate_data
 from symscope.core.search.scoring import (
     RERANK_DEPTH,
     SHORT_QUERY,
@@ -57,10 +57,10 @@ if TYPE_CHECKING:
     Observer = Callable[[str, RankData, NDArray[np.intp], NDArray[np.float64]], None]
 
 #: BM25 candidates asked of the term index, as a multiple of the ranker's re-rank depth: the
-#: re-rank changes scores (file context, softened length normalisation for a sentence), so
-#: a few more than it keeps must be looked at.
+#: re-rank changes scores (the name, the priors, for a sentence its file), so a few more than
+#: it keeps must be looked at.
 CANDIDATE_FACTOR = 2
-#: ... for a sentence, whose softened length normalisation reorders the most.
+#: ... for a sentence, whose file context reorders the most.
 SENTENCE_FACTOR = 3
 #: Symbols the query names exactly, looked at most.
 EXACT_LIMIT = 2000
@@ -210,7 +210,7 @@ class Searcher:
         data = candidate_data(self.store, ti, list(by_row), self.exported(), extra_ids=near_ids, cache=cache)
         if not data.rows:
             return []
-        bm25, matched = self._scores(data, by_row, ti, sentence, weights, self.store, clean)
+        bm25, matched = self._scores(data, by_row, clean)
         # the ranking model (`model.py`): log score = weights . features; a sentence without the
         # hybrid by the fitted weights, anything else by the hand-set ones
         w = vector(DEFAULTS.sentence_weights if sentence and dense is None else HAND_WEIGHTS, sentence)
@@ -279,30 +279,22 @@ class Searcher:
         return pick(self.store, data, top, scores, limit, penalised, exact)
 
     @staticmethod
-    def _scores(data: RankData, by_row: dict[int, Hit], ti: TermIndex, sentence: bool,
-                weights: dict[str, float], store: Store, clean: bool,
+    def _scores(data: RankData, by_row: dict[int, Hit], clean: bool,
                 ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
         """Each document's BM25 score, and whether it holds a query term at all (a term in
-        exactly half the symbols weighs zero: a symbol holding it is still a result)."""
+        exactly half the symbols weighs zero: a symbol holding it is still a result).
+
+        (A sentence's functions were once re-scored with a softened length normalisation, the
+        `softlen` lever: on the auto-labelled pairs it cost MRR 0.021 on training and 0.013 on
+        validation, and it is gone; benchmarks/results.md section 9.)"""
         n = len(data.rows)
         scores = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=bool)
-        lengths = np.zeros(n, dtype=np.float64)
         for doc, row in enumerate(data.rows):
             hit = by_row.get(row)
             if hit is not None and (clean or hit.pathkey == path_key(data.paths[doc])):
                 scores[doc] = hit.score
                 matched[doc] = True
-                lengths[doc] = hit.length
-        avg = ti.avg_length()
-        if sentence and levers.on("softlen") and avg > 0:
-            # A sentence describes what a definition does, and the one that does it is often
-            # long: a function's length counts as avgdl x (length / avgdl) ** LENGTH_POWER.
-            # Its score is recomputed from its stored terms (the term index scores by the
-            # plain length).
-            soft = np.flatnonzero(matched & np.isin(data.kinds, list(CALLABLE_KINDS)))
-            scores[soft] = softened_bm25(store, [data.rows[d] for d in soft.tolist()], lengths[soft],
-                                         weights, avg)
         return scores, matched
 
     def _dense_index(self) -> DenseIndex | None:
