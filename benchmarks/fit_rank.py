@@ -6,9 +6,11 @@
 Each training pair's query runs once through the default search with a hook on the searcher
 (`Searcher.observe`) that records the features (`core/search/model.py`) of the few hundred
 candidates the model re-ranks. The weights are then fitted on those records alone, by
-coordinate ascent on the mean reciprocal rank (cut at 10) from `settings.DEFAULTS`'
-weights (deterministic: a fixed grid of steps, features in a fixed order, no sampling), and
-checked on the validation split's records. A candidate's rank counts its fold groups (one
+coordinate ascent on the mean reciprocal rank (cut at 10) of two strata, the queries sharing a
+word with their target's name and those sharing none (see `fit`), from the hand weights
+(`--from-hand`) or the settings' (deterministic: a fixed grid of steps, features in a fixed
+order, no sampling), with the `--keep` features' weights held (BM25's by default), and checked
+on the validation split's records. A candidate's rank counts its fold groups (one
 file's variants of a name, identical copies) once, as the search lists them; near copies and
 nesting are not simulated, so the last word is the real search (`benchmarks.rankeval`).
 

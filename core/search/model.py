@@ -3,9 +3,10 @@
 Every adjustment the ranker makes to BM25 (the name the query spells, the priors, the kind,
 the file's other symbols, auxiliary code) used to be a hand-set factor multiplied in turn.
 Written as logs they are one log-linear model: `HAND_WEIGHTS` reproduces those factors
-exactly, and `settings.RankSettings.sentence_weights` holds weights fitted on the
-auto-labelled training split (`benchmarks/fit_rank.py`) for sentences, the only queries
-that split holds. Short (keyword-like) queries and the hybrid keep the hand weights.
+exactly. Sentences are ranked by `settings.RankSettings.sentence_weights`, which
+`benchmarks/fit_rank.py` fits on the auto-labelled training split (the only queries that
+split holds are sentences); the fit kept no change so far, so they are the hand weights.
+Short (keyword-like) queries and the hybrid always use the hand weights.
 
 Features are computed in two stages, as the ranker needs them: `FIRST` over every
 candidate (cheap arrays) to pick the few hundred it re-ranks, the rest over those only.
