@@ -161,8 +161,9 @@ def default_search(ws: Workspace) -> Search:
 
 def run_repo(name: str, spec: dict[str, Any], corpora: Path, work: Path, cached: list[dict[str, Any]] | None,
              drops: Counter[str], search_factory: Callable[[Workspace], Search] = default_search,
-             ) -> tuple[list[dict[str, Any]], list[QueryScore]]:
-    """One repository: its pairs (cached or made), the blanked copy indexed, the queries scored."""
+             hybrid: bool = False) -> tuple[list[dict[str, Any]], list[QueryScore]]:
+    """One repository: its pairs (cached or made), the blanked copy indexed (and, with `hybrid`,
+    embedded: the `semantic` extra), the queries scored."""
     corpus = corpora / name
     pairs = cached if cached is not None else make_pairs(corpus, work / "index" / name, name, drops)
     copy = work / "blanked" / name
@@ -172,6 +173,8 @@ def run_repo(name: str, spec: dict[str, Any], corpora: Path, work: Path, cached:
         shutil.rmtree(index_dir)
     with Workspace.open(copy, index_dir, ensure=False) as ws:
         ws.refresh()
+        if hybrid and ws.embed(force=True) is None:
+            raise SystemExit("--hybrid needs the semantic extra: pip install 'symscope[semantic]'")
         pairs = verify(ws, pairs, drops)
         return pairs, score_pairs(ws, pairs, search_factory(ws))
 
@@ -194,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repos", default=None, help="comma-separated names (default: all in the file)")
     p.add_argument("--json", type=Path, default=None, help="write the summary and the drop counts here")
     p.add_argument("--ranks", action="store_true", help="with --json: every pair's rank too (for comparing rankers)")
+    p.add_argument("--hybrid", action="store_true",
+                   help="embed each blanked copy first (the `semantic` extra): BM25 fused with embeddings")
     args = p.parse_args(argv)
     repos = load_repos()
     names = args.repos.split(",") if args.repos else list(repos)
@@ -221,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fresh = entry is not None and entry.get("commit") == spec["commit"] and entry.get("version") == GENERATOR_VERSION
         repo_drops: Counter[str] = Counter()
         made, scores = run_repo(name, spec, args.corpora, work, entry["pairs"] if fresh and entry else None,
-                                repo_drops)
+                                repo_drops, hybrid=args.hybrid)
         if not fresh:
             cache[name] = {"commit": spec["commit"], "version": GENERATOR_VERSION, "pairs": made,
                            "drops": dict(repo_drops)}

@@ -1,4 +1,4 @@
-"""Wall time and peak memory of a command's whole process tree (its parser workers included).
+"""Wall time, CPU time and peak memory of a command's whole process tree (its parser workers included).
 
 `resource.getrusage(RUSAGE_CHILDREN)` reports the largest single process, not the sum of a
 parent and its workers alive at once, so the tree's resident memory is summed from /proc
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import subprocess
 import threading
 import time
@@ -21,11 +22,14 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 @dataclass(frozen=True)
 class Run:
-    """One finished command: wall seconds, peak RSS of its tree (MB, sampled), its stdout."""
+    """One finished command: wall seconds, peak RSS of its tree (MB, sampled), its stdout, and
+    the CPU seconds (user + system) of its whole tree: on a shared machine, where wall time
+    depends on what else runs, the CPU a job costs still compares like with like."""
 
     seconds: float
     tree_mb: float
     stdout: str
+    cpu_s: float = 0.0
 
 
 def _children() -> dict[int, list[int]]:
@@ -56,6 +60,7 @@ def tree_rss(pid: int) -> int:
 
 def run(cmd: Sequence[str], env: dict[str, str] | None = None, interval: float = 0.02) -> Run:
     """Run `cmd` to the end, sampling its tree's memory; raise with its stderr if it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})})
@@ -77,4 +82,6 @@ def run(cmd: Sequence[str], env: dict[str, str] | None = None, interval: float =
     sampler.join()
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[:4]} failed ({proc.returncode}): {stderr.strip()[-2000:]}")
-    return Run(seconds, peak / 2**20, stdout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # counts descendants once reaped
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return Run(seconds, peak / 2**20, stdout, round(cpu, 2))

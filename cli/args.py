@@ -43,6 +43,19 @@ def _version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """`--version`, looked up only when asked: reading the installed metadata costs every
+    other command (a search in a fresh process) about 20 ms."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"symscope {_version()}")  # on stdout, as argparse's own version action prints
+        parser.exit()
+
+
 def _whole(allowed: IntRange) -> Callable[[str], int]:
     """An argparse type: a whole number in `allowed` (the engine's range), else a usage error."""
 
@@ -73,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Browse, search and retrieve whole code symbols. "
         "Run `symscope [PATH]` for the terminal UI.",
     )
-    parser.add_argument("--version", action="version", version=f"symscope {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("index", parents=[common], help="index (or refresh) a repository")

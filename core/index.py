@@ -29,7 +29,7 @@ from symscope.core.errors import (
 )
 from symscope.core.files import read_current, read_repo_file
 from symscope.core.hashing import content_hash
-from symscope.core.indexer import MAX_FILE_BYTES, MAX_FILES, Indexer
+from symscope.core.indexer import MAX_FILE_BYTES, MAX_FILES, Indexer, own_term_index
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import (
     FileOutline,
@@ -46,12 +46,12 @@ from symscope.core.models import (
     Symbol,
 )
 from symscope.core.pathnames import escape_controls, escape_name, fs_path
-from symscope.core.search.searcher import Searcher
 from symscope.core.settings import current, index_fingerprint
 from symscope.core.store import Store, intact
 
 if TYPE_CHECKING:
     from symscope.core.deps import Dependencies
+    from symscope.core.search.searcher import Searcher
 
 #: Environment variable that moves the cache root (one folder per repo below it).
 INDEX_DIR_ENV = "SYMSCOPE_INDEX_DIR"
@@ -84,16 +84,21 @@ class Index:
         self.root = root
         self.index_dir = index_dir
         self.store = store
-        self.searcher = Searcher(store, index_dir)
+        self._searcher: Searcher | None = None
         self._deps: Dependencies | None = None
 
+    @property
+    def searcher(self) -> Searcher:
+        """The ranker, made on first use: an index-only process (a one-file refresh) never imports it."""
+        if self._searcher is None:
+            from symscope.core.search.searcher import Searcher
+
+            self._searcher = Searcher(self.store, self.index_dir)
+        return self._searcher
+
     @classmethod
-    def open(
-        cls,
-        root: str | os.PathLike[str],
-        index_dir: str | os.PathLike[str] | None = None,
-        discard_corrupt: bool = False,
-    ) -> Index:
+    def open(cls, root: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None,
+             discard_corrupt: bool = False) -> Index:
         """Open (creating if needed) the index of the repo at `root`.
 
         Args:
@@ -186,7 +191,8 @@ class Index:
             limits.MAX_FILES.check("max_files", max_files)
         if processes is not None:
             limits.PROCESSES.check("processes", processes)
-        return Indexer(self.root, self.store, self.searcher).update(  # and the search data
+        synced = self._searcher if self._searcher is not None else own_term_index(self.index_dir, self.store)
+        return Indexer(self.root, self.store, synced).update(  # and the search data
             progress, cancelled, processes, max_file_bytes, rebuild, max_files, allow_any_root
         )
 
@@ -370,10 +376,8 @@ class Index:
 
     def importers(self, module: str) -> list[Import]:
         """Files whose imports name `module` (exactly or as a dotted/slashed tail)."""
-        return [
-            i for i in self.store.imports()
-            if i.module == module or i.module.endswith(("." + module, "/" + module))
-        ]
+        return [i for i in self.store.imports()
+                if i.module == module or i.module.endswith(("." + module, "/" + module))]
 
     def references(self, symbol_or_id: Symbol | str, limit: int = 200) -> list[Reference]:
         """Symbols whose source mentions this symbol's name as a whole identifier.
@@ -497,9 +501,7 @@ class Index:
 
     def stats(self) -> Stats:
         files, symbols, tokens, skipped = self.store.counts()
-        size = sum(
-            p.stat().st_size for p in self.index_dir.glob("*") if p.is_file()
-        ) if self.index_dir.exists() else 0
+        size = sum(p.stat().st_size for p in self.index_dir.glob("*") if p.is_file()) if self.index_dir.exists() else 0
         return Stats(
             root=escape_name(str(self.root)),
             index_path=escape_name(str(self.store.path)),

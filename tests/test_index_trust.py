@@ -3,7 +3,8 @@
 The index holds the repo's code, so a folder or index file that is a symlink, another
 user's, or writable by group/others (who could plant what a search or bundle then shows) is
 refused with a one-line reason and the fix. Real folders, modes and symlinks; "another
-user" is simulated by changing what the store takes for the user's id (tests may run as root).
+user" is simulated by changing what the folder check (`store_folder`) takes for the user's
+id (tests may run as root).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from symscope.cli import main as cli
-from symscope.core import store
+from symscope.core import store_folder
 from symscope.core.errors import UntrustedIndexError
 from symscope.core.index import INDEX_DIR_ENV, Index, default_index_dir
 from symscope.core.store import Store
@@ -99,7 +100,7 @@ def test_folder_of_another_user_is_refused_and_left_alone(write_repo, tmp_path: 
     folder = tmp_path / "idx"
     _build(root, folder)
     folder.chmod(0o755)  # as an older version left it: ours would be tightened
-    monkeypatch.setattr(store, "_euid", lambda: os.geteuid() + 1)
+    monkeypatch.setattr(store_folder, "_euid", lambda: os.geteuid() + 1)
     with pytest.raises(UntrustedIndexError, match=rf"index folder {folder} belongs to another user "
                                                   rf"\(uid {os.geteuid()}\); remove it"):
         Index.open(root, folder)

@@ -204,6 +204,15 @@ def test_python_dash_m_symscope_is_the_symscope_command() -> None:
     assert usage.returncode == 2 and usage.stderr.startswith("symscope: error:")
 
 
+def test_only_version_reads_the_installed_metadata() -> None:
+    """Every command pays for what it parses: reading the package metadata costs a fresh
+    `symscope search` about 20 ms, so only `--version` does it."""
+    code = ("import sys\nfrom symscope.cli.args import build_parser\n"
+            "build_parser().parse_args(['search', 'x'])\nprint('importlib.metadata' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 # -- the faces speak to the engine through one API --------------------------------------------
 
 #: What a face may import from the engine: the API (which re-exports the value types, the JSON

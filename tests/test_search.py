@@ -220,7 +220,8 @@ def test_term_index_scores_equal_rank_bm25(repo: Index) -> None:
 
     from symscope.core.settings import DEFAULTS
 
-    rows = repo.store.query("SELECT rowid, terms FROM symbols ORDER BY rowid")
+    bags = repo.store.bags([r for (r,) in repo.store.query("SELECT sid FROM symbols")])
+    rows = sorted(bags.items())
     docs = [t.split() for _, t in rows]
     ref = BM25Okapi(docs, k1=DEFAULTS.k1, b=DEFAULTS.b, epsilon=DEFAULTS.epsilon)
     ti = repo.searcher.ready()
@@ -240,7 +241,8 @@ def test_term_index_follows_every_change(repo: Index) -> None:
     repo.update(processes=1)
     ti = repo.searcher.ready()
     for term in ("zebra", "stripe", "file", "send", "slugifi"):
-        stored = {r for r, t in repo.store.query("SELECT rowid, terms FROM symbols") if term in t.split()}
+        every = repo.store.bags([r for (r,) in repo.store.query("SELECT sid FROM symbols")])
+        stored = {r for r, t in every.items() if term in t.split()}
         assert set(ti.with_term(term)) == stored
     assert not repo.store.query("SELECT 1 FROM search_stale")
 
@@ -642,11 +644,17 @@ def container_repo(write_repo, tmp_path: Path):  # type: ignore[no-untyped-def]
     return build
 
 
+def _bag(ix: Index, qualname: str) -> list[str]:
+    """The stored term bag of the symbol with this qualified name."""
+    (row,), = ix.store.query("SELECT sid FROM symbols WHERE qualname = ?", (qualname,))
+    return ix.store.bags([row])[row].split()
+
+
 def test_a_class_is_found_by_its_members_names_not_their_bodies(
     container_repo, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:
     ix = container_repo()
-    terms = ix.store.query("SELECT terms FROM symbols WHERE qualname = 'ConnectionPool'")[0][0].split()
+    terms = _bag(ix, "ConnectionPool")
     assert {"checkout", "recycl", "stal", "recyclestale", "siz", "pool"} <= set(terms)
     assert "ping" not in terms and "queu" not in terms  # words of the members' bodies
     hits = [h.symbol.qualname for h in ix.search("ping", limit=5)]
@@ -654,7 +662,7 @@ def test_a_class_is_found_by_its_members_names_not_their_bodies(
     # with the lever off, the class's bag repeats every word of its methods
     monkeypatch.setattr(levers, "OFF", frozenset({"members"}))
     whole = container_repo(frozenset({"members"}))
-    terms = whole.store.query("SELECT terms FROM symbols WHERE qualname = 'ConnectionPool'")[0][0].split()
+    terms = _bag(whole, "ConnectionPool")
     assert "ping" in terms and "queu" in terms
 
 

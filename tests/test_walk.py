@@ -95,6 +95,22 @@ def test_walk_stops_past_max_files(write_repo) -> None:  # type: ignore[no-untyp
     assert len(walk(root, max_files=None).files) == 6
 
 
+def test_files_as_known_come_back_as_paths_only(write_repo) -> None:  # type: ignore[no-untyped-def]
+    """A refresh passes what the index knows: only new or changed files become `SourceFile`s
+    (and reach `on_file`); the rest are listed by path, in walk order, and still count."""
+    root = write_repo({"a.py": "x = 1\n", "b/c.py": "y = 2\n", "d.py": "z = 3\n", "e.py": "w = 4\n"})
+    first = {f.path: (f.size, f.mtime_ns, "h") for f in walk(root).files}
+    (root / "d.py").write_text("z = 33\n")  # a new size
+    os.utime(root / "a.py", ns=(1, 1))  # a new mtime, same size
+    known = {p: v for p, v in first.items() if p != "e.py"}  # e.py: never indexed
+    seen: list[str] = []
+    result = walk(root, known=known, on_file=lambda f: seen.append(f.path))
+    assert [f.path for f in result.files] == seen == ["a.py", "d.py", "e.py"]
+    assert result.unchanged == ["b/c.py"] and result.found == 4
+    with pytest.raises(TooManyFilesError):
+        walk(root, known=known, max_files=3)  # unchanged files count toward the limit too
+
+
 def test_symlinked_gitignore_is_not_followed(tmp_path: Path) -> None:
     """As git (2.32+) does: an in-tree .gitignore that is a symlink is not read."""
     outside = tmp_path / "outside.txt"

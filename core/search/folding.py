@@ -37,14 +37,12 @@ class _Copies:
 
     def __init__(self, store: Store, data: RankData, docs: NDArray[np.intp]) -> None:
         self.data = data
-        position = {data.ids[d]: d for d in docs.tolist()}
-        marks = ",".join("?" * len(position))
+        position = {data.rows[d]: d for d in docs.tolist()}
         self.terms: dict[int, set[str]] = {}
-        if position:
-            for sym_id, terms in store.query(f"SELECT id, terms FROM symbols WHERE id IN ({marks})", list(position)):
-                words = set(terms.split())
-                if len(words) >= COPY_MIN_TERMS:
-                    self.terms[position[sym_id]] = words
+        for row, terms in store.bags(list(position)).items():
+            words = set(terms.split())
+            if len(words) >= COPY_MIN_TERMS:
+                self.terms[position[row]] = words
 
     def of(self, doc: int, listed: list[int]) -> int | None:
         """The listed document `doc` nearly copies (same kind, `COPY_JACCARD` of terms shared)."""
@@ -118,7 +116,7 @@ def pick(
         exact: The candidates the query names exactly (a copy named keeps its place).
     """
     picked: list[int] = []
-    groups: dict[tuple[str, str], int] = {}
+    groups: dict[tuple[str, bytes], int] = {}
     families: dict[int, int] = {}
     dupes: dict[int, list[int]] = {}
     fold = levers.on("fold")

@@ -54,7 +54,7 @@ DECLARATION_PRIOR = DEFAULTS.declaration_prior
 READ_BATCH = 900
 #: Enclosing symbols followed up at most this far.
 MAX_DEPTH = 32
-_COLUMNS = ("rowid, id, path, ord, kind, language, name, norm_hash, qualname, signature, parent_id, "
+_COLUMNS = ("sid, id, path, ord, kind, language, name, norm_hash, qualname, signature, parent_id, "
             "end_line - start_line + 1")
 
 
@@ -67,7 +67,8 @@ class RankData:
     ids: list[str]
     paths: list[str]
     names: list[str]
-    norm_hashes: list[str]
+    norm_hashes: list[bytes]
+    """Each symbol's digest of its text without whitespace (same digest: same code)."""
     kinds: NDArray[np.object_]
     languages: NDArray[np.object_]
     path_ids: NDArray[np.int32]
@@ -81,7 +82,7 @@ class RankData:
     definition) share a number: one hit shows them."""
     prior: NDArray[np.float32]
     """Query-independent factor: widely referenced and re-exported (public API) definitions up,
-    private and bundled third-party ones down (see `_priors`): the hand-set factors' product."""
+    private and bundled third-party ones down (see `_prior_parts`): the hand-set factors' product."""
     prior_parts: NDArray[np.float64]
     """The prior's parts, one column per `model.PRIOR` feature (the model weighs them)."""
     parent: NDArray[np.int32]
@@ -100,21 +101,46 @@ class RankData:
 
 
 class RowCache:
-    """Store rows already read, and files' symbol counts, for one index generation: a warm
-    process re-ranks the candidates it saw before without reading them again. Bounded."""
+    """Store rows already read, and what each row's ranking derives from them alone, for one
+    index generation: a warm process re-ranks the candidates it saw before without reading
+    or judging them again. Bounded."""
 
     LIMIT = 200_000
 
     def __init__(self) -> None:
-        self.generation = -1
-        self.rows: dict[int, tuple[Any, ...]] = {}
-        self.sizes: dict[str, int] = {}
+        self._clear((-1, -1))
 
-    def at(self, generation: int) -> RowCache:
-        """This cache, emptied if the index changed since (or it grew past `LIMIT`)."""
-        if generation != self.generation or len(self.rows) > self.LIMIT or len(self.sizes) > self.LIMIT:
-            self.rows, self.sizes, self.generation = {}, {}, generation
+    def _clear(self, generation: tuple[int, int]) -> None:
+        self.generation = generation
+        self.off = levers.OFF
+        self.rows: dict[int, tuple[Any, ...]] = {}
+        self.by_id: dict[str, tuple[Any, ...]] = {}
+        self.by_name: dict[str, list[tuple[Any, ...]]] = {}
+        self.sizes: dict[str, int] = {}
+        self.facts: dict[int, RowFacts] = {}
+
+    def at(self, generation: tuple[int, int]) -> RowCache:
+        """This cache, emptied if the index changed since (the store's generation and the term
+        index's `epoch`: document frequencies feed the priors), the levers switched off changed
+        (a benchmark flips them in process: the priors read two), or it grew past `LIMIT`."""
+        if generation != self.generation or levers.OFF != self.off or max(len(self.rows), len(self.sizes), len(self.by_name)) > self.LIMIT:
+            self._clear(generation)
         return self
+
+
+@dataclass(frozen=True, slots=True)
+class RowFacts:
+    """What one symbol's ranking reads that depends on nothing but the symbol and the index
+    generation: judged once per generation, however many searches see it."""
+
+    auxiliary: bool
+    declared: bool
+    heft: float
+    prior: float
+    """The hand-set weights' prior: exp(hand weights . `prior_parts`)."""
+    prior_parts: tuple[float, ...]
+    """The prior's parts, the model's `PRIOR` features (see `_prior_parts`)."""
+    top_level: bool
 
 
 def candidate_data(store: Store, terms: TermIndex, rows: list[int], exported: set[str],
@@ -131,35 +157,77 @@ def candidate_data(store: Store, terms: TermIndex, rows: list[int], exported: se
         else:
             found[row] = got
     for got in _read(store, "rowid", missing, found):
-        cache.rows[got[0]] = got
+        _remember(cache, got)
     if extra_ids:
-        _read(store, "id", list(extra_ids), found)
+        _by_ids(store, list(extra_ids), found, cache)
     by_id = {r[1]: r for r in found.values()}
     wanted = {r[10] for r in found.values() if r[10] and r[10] not in by_id}
     for _ in range(MAX_DEPTH):  # the symbols enclosing them, up to the file's top
         if not wanted:
             break
-        parents = _read(store, "id", sorted(wanted), found)
+        parents = _by_ids(store, sorted(wanted), found, cache)
         by_id.update((r[1], r) for r in parents)
         wanted = {r[10] for r in parents if r[10] and r[10] not in by_id}
-    public = levers.on("public") and exported
-    names = {r[6] for r in found.values() if r[10] and r[6] in exported} if public else set()
-    declared = {r[6] for r in found.values() if _declared(r[2], r[9], r[11])}
+    public = exported if levers.on("public") else set()
+    names = {r[6] for r in found.values() if r[10] and r[6] in public}
+    declared = {r[6] for r in found.values() if _facts(cache, terms, r, public).declared}
     if names or declared:  # re-exported definitions, and the definitions of declared names
-        _read(store, "name", sorted(names | declared), found)
+        _by_names(store, sorted(names | declared), found, cache)
     ordered = sorted(found.values(), key=lambda r: (r[2], r[3]))
-    return _build(store, terms, ordered, exported if public else set(), cache)
+    return _build(store, terms, ordered, public, cache)
+
+
+def _remember(cache: RowCache, row: tuple[Any, ...]) -> None:
+    cache.rows[row[0]] = row
+    cache.by_id[row[1]] = row
+
+
+def _by_ids(store: Store, ids: list[str], found: dict[int, tuple[Any, ...]], cache: RowCache) -> list[tuple[Any, ...]]:
+    """The rows of these ids not in `found` yet (added to it), from the cache or the store."""
+    out: list[tuple[Any, ...]] = []
+    missing = []
+    for sym_id in ids:
+        got = cache.by_id.get(sym_id)
+        if got is None:
+            missing.append(sym_id)
+        elif got[0] not in found:
+            found[got[0]] = got
+            out.append(got)
+    for got in _read(store, "id", missing, found):
+        _remember(cache, got)
+        out.append(got)
+    return out
+
+
+def _by_names(store: Store, names: list[str], found: dict[int, tuple[Any, ...]], cache: RowCache) -> None:
+    """Every row named one of `names`, into `found`, from the cache or the store."""
+    missing = [n for n in names if n not in cache.by_name]
+    if missing:
+        for n in missing:
+            cache.by_name[n] = []
+        every: dict[int, tuple[Any, ...]] = {}
+        for got in _read(store, "name", missing, every):
+            cache.by_name[got[6]].append(got)
+            _remember(cache, got)
+    for n in names:
+        for got in cache.by_name[n]:
+            found.setdefault(got[0], got)
 
 
 def _read(store: Store, column: str, keys: list[Any], into: dict[int, tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    if column == "id":  # ids are derived, not stored: the store finds them by their digests
+        got = store.rows_by_ids(_COLUMNS, keys)
+    else:
+        got = []
+        for start in range(0, len(keys), READ_BATCH):
+            chunk = keys[start : start + READ_BATCH]
+            marks = ",".join("?" * len(chunk))
+            got += store.query(f"SELECT {_COLUMNS} FROM symbols WHERE {column} IN ({marks})", chunk)
     out: list[tuple[Any, ...]] = []
-    for start in range(0, len(keys), READ_BATCH):
-        chunk = keys[start : start + READ_BATCH]
-        marks = ",".join("?" * len(chunk))
-        for row in store.query(f"SELECT {_COLUMNS} FROM symbols WHERE {column} IN ({marks})", chunk):
-            if row[0] not in into:
-                into[row[0]] = row
-                out.append(row)
+    for row in got:
+        if row[0] not in into:
+            into[row[0]] = row
+            out.append(row)
     return out
 
 
@@ -180,10 +248,6 @@ def _static(path: str, signature: str, lines: int) -> tuple[bool, float]:
     return declared, float(np.float32(heft))
 
 
-def _declared(path: str, signature: str, lines: int) -> bool:
-    return _static(path, signature, lines)[0]
-
-
 def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], exported: set[str],
            cache: RowCache) -> RankData:
     rows = [r[0] for r in ordered]
@@ -192,21 +256,16 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
     kinds = [r[4] for r in ordered]
     names = [r[6] for r in ordered]
     qualnames = [r[8] for r in ordered]
-    signatures = [r[9] for r in ordered]
     parent_ids = [r[10] for r in ordered]
-    lines = [r[11] for r in ordered]
     unique_paths = sorted(set(paths))
     path_index = {p: i for i, p in enumerate(unique_paths)}
     path_ids = np.array([path_index[p] for p in paths], dtype=np.int32)
     sizes = cache.sizes
     sizes.update(_file_sizes(store, [p for p in unique_paths if p not in sizes]))
     position = {sym_id: doc for doc, sym_id in enumerate(ids)}
-    top_level = [p is None and k in PUBLIC_KINDS for p, k in zip(parent_ids, kinds, strict=True)]
-    facts = [_path_facts(p) for p in unique_paths]
-    auxiliary = np.array([f[0] for f in facts], dtype=bool)[path_ids] if paths else np.zeros(0, dtype=bool)
-    auxiliary |= np.array([in_test_module(q, k) for q, k in zip(qualnames, kinds, strict=True)], dtype=bool)
-    static = [_static(p, sig, n) for p, sig, n in zip(paths, signatures, lines, strict=True)]
-    prior, prior_parts = _priors(terms, names, [facts[i] for i in path_ids.tolist()], top_level, exported)
+    facts = [_facts(cache, terms, r, exported) for r in ordered]
+    auxiliary = [f.auxiliary for f in facts]
+    top_level = [f.top_level for f in facts]
     return RankData(
         rows=rows,
         ids=ids,
@@ -217,15 +276,39 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
         languages=np.array([r[5] for r in ordered], dtype=object),
         path_ids=path_ids,
         unique_paths=unique_paths,
-        auxiliary=auxiliary,
+        auxiliary=np.array(auxiliary, dtype=bool),
         file_sizes=np.array([sizes.get(p, 1) for p in unique_paths], dtype=np.int64),
         qualnames=qualnames,
-        family=_families(qualnames, kinds, paths, [d for d, _ in static], auxiliary.tolist()),
-        prior=prior,
-        prior_parts=prior_parts,
+        family=_families(qualnames, kinds, paths, [f.declared for f in facts], auxiliary),
+        prior=np.array([f.prior for f in facts], dtype=np.float32),
+        prior_parts=np.array([f.prior_parts for f in facts], dtype=np.float64).reshape(len(facts), len(PRIOR)),
         parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
-        public_api=_public_api(names, top_level, auxiliary.tolist(), exported),
-        heft=np.array([h for _, h in static], dtype=np.float32),
+        public_api=_public_api(names, top_level, auxiliary, exported),
+        heft=np.array([f.heft for f in facts], dtype=np.float32),
+    )
+
+
+def _facts(cache: RowCache, terms: TermIndex, row: tuple[Any, ...], exported: set[str]) -> RowFacts:
+    """One row's `RowFacts` (`row` in `_COLUMNS` order), judged once per generation."""
+    got = cache.facts.get(row[0])
+    if got is None:
+        got = cache.facts[row[0]] = _row_facts(terms, row, exported)
+    return got
+
+
+def _row_facts(terms: TermIndex, row: tuple[Any, ...], exported: set[str]) -> RowFacts:
+    path, kind, name, qualname, signature, parent_id, lines = row[2], row[4], row[6], row[8], row[9], row[10], row[11]
+    path_facts = _path_facts(path)
+    declared, heft = _static(path, signature, lines)
+    top_level = parent_id is None and kind in PUBLIC_KINDS
+    parts = _prior_parts(terms, name, path_facts, top_level, exported)
+    return RowFacts(
+        auxiliary=path_facts[0] or in_test_module(qualname, kind),
+        declared=declared,
+        heft=heft,
+        prior=math.exp(sum(w * x for w, x in zip(_PRIOR_HAND, parts, strict=True))),
+        prior_parts=parts,
+        top_level=top_level,
     )
 
 
@@ -249,64 +332,49 @@ def _families(
     chi's example `main`s, `FastAPI.add_api_route` and `APIRouter.add_api_route`): they
     fold only as copies, judged by content at search time. A test never joins a library
     symbol's family: it is not another copy of it."""
-    parent = list(range(len(qualnames)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[tuple[str, ...], int] = {}
-    across: dict[tuple[str, ...], list[int]] = {}
-    for doc, (qual, kind, path) in enumerate(zip(qualnames, kinds, paths, strict=True)):
-        side = "aux" if aux[doc] else "lib"
-        other = owner.setdefault((side, path, kind, qual), doc)
-        if other != doc:
-            parent[find(doc)] = find(other)
-        across.setdefault((side, kind, qual), []).append(doc)
-    for docs in across.values():
-        defined = {paths[d] for d in docs if not declared[d]}
-        if len(defined) == 1 and len(docs) > 1:  # one definition: its declarations elsewhere join it
-            home = next(d for d in docs if not declared[d])
-            for doc in docs:
-                if declared[doc]:
-                    parent[find(doc)] = find(home)
-    return np.array([find(i) for i in range(len(qualnames))], dtype=np.int32)
-
-
-def _priors(
-    terms: TermIndex, names: list[str], facts: list[tuple[bool, bool, bool, bool, bool]], public: list[bool],
-    exported: set[str],
-) -> tuple[NDArray[np.float32], NDArray[np.float64]]:
-    """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
-    bundled third-party code (`deps/`) further down, and a top-level definition under a name
-    a package entry file re-exports (its public API: `sympy.gcd`, not `Monomial.gcd`) up.
-    `facts` are each symbol's file's (`_path_facts`). Returns the prior (the hand-set
-    factors' product) and its parts, the model's `PRIOR` features (`model.py`)."""
-    parts = np.zeros((len(names), len(PRIOR)), dtype=np.float64)
-    n = max(terms.size, 2)
-    scale = REFERENCE_PRIOR / math.log1p(n)
-    refs = [0.0] * len(names)
-    private = [0.0] * len(names)
-    for doc, name in enumerate(names):  # (plain floats: numpy scalars cost a microsecond each)
-        key = _reference_term(name)
-        if key is None:
+    family = list(range(len(qualnames)))
+    groups: dict[tuple[bool, str, str], list[int]] = {}
+    for doc, key in enumerate(zip(aux, kinds, qualnames, strict=True)):
+        groups.setdefault(key, []).append(doc)
+    for docs in groups.values():
+        if len(docs) == 1:
             continue
-        refs[doc] = math.log1p(scale * math.log1p(terms.df(key)))
+        homes: dict[str, int] = {}  # a file's first symbol of this kind and name holds its family
+        for doc in docs:
+            family[doc] = homes.setdefault(paths[doc], doc)
+        defined = {paths[d] for d in docs if not declared[d]}
+        if len(defined) == 1:  # one definition: its declarations elsewhere join it
+            home = homes[defined.pop()]
+            for doc in docs:
+                family[doc] = home
+    return np.array(family, dtype=np.int32)
+
+
+def _prior_parts(
+    terms: TermIndex, name: str, facts: tuple[bool, bool, bool, bool, bool], public: bool, exported: set[str],
+) -> tuple[float, ...]:
+    """The prior's parts, the model's `PRIOR` features (`model.py`), in that order: widely
+    referenced definitions a little up, private ones (`_x`, `#x`) a little down, a top-level
+    definition under a name a package entry file re-exports (its public API: `sympy.gcd`, not
+    `Monomial.gcd`) up, private paths and bundled third-party code (`deps/`) down. `facts`
+    are the symbol's file's (`_path_facts`). (Plain floats: numpy scalars cost a microsecond each.)"""
+    refs = private = 0.0
+    key = _reference_term(name)
+    if key is not None:
+        refs = math.log1p(REFERENCE_PRIOR / math.log1p(max(terms.size, 2)) * math.log1p(terms.df(key)))
         if name.startswith(("_", "#")) and not name.startswith("__"):
-            private[doc] = 1.0
-    parts[:, 0] = refs
-    parts[:, 1] = private
-    if exported:
-        parts[[d for d, (name, ok) in enumerate(zip(names, public, strict=True))
-               if ok and name in exported], 2] = 1.0
-    if levers.on("privatepaths"):
-        parts[[d for d, f in enumerate(facts) if f[3]], 3] = 1.0
-    if levers.on("vendored"):
-        parts[[d for d, f in enumerate(facts) if f[4]], 4] = 1.0
-    hand = np.array([HAND_WEIGHTS[INDEX[f]] for f in PRIOR])
-    return np.exp(parts @ hand).astype(np.float32), parts
+            private = 1.0
+    return (
+        refs,
+        private,
+        1.0 if exported and public and name in exported else 0.0,
+        1.0 if levers.on("privatepaths") and facts[3] else 0.0,
+        1.0 if levers.on("vendored") and facts[4] else 0.0,
+    )
+
+
+#: The hand-set weights of the `PRIOR` features, in that order.
+_PRIOR_HAND = tuple(HAND_WEIGHTS[INDEX[f]] for f in PRIOR)
 
 
 @functools.lru_cache(maxsize=65536)
