@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchmarks.autolabel import SPLITS, load_repos, score_pairs, verify
+from benchmarks.autolabel import SPLITS, load_repos, score_pairs, stratum, verify
 from benchmarks.heldout import summary
 from benchmarks.metrics import MRR_CUTOFF, QueryScore
 from symscope.core import levers
@@ -46,6 +46,8 @@ class Sets:
         repos = load_repos()
         cache = json.loads((work / "pairs.json").read_text(encoding="utf-8"))
         self.items: list[tuple[str, str, Workspace, list[dict[str, Any]]]] = []
+        self.strata: dict[str, str] = {}
+        """Each repository's size stratum (`autolabel.stratum`: `large` or `small`)."""
         for name in names or [n for n, r in repos.items() if split is None or r["split"] == split]:
             index_dir = work / "index-blanked" / name
             if name not in cache or not index_dir.is_dir():
@@ -53,6 +55,7 @@ class Sets:
             ws = Workspace.open(work / "blanked" / name, index_dir, ensure=False)
             pairs = verify(ws, cache[name]["pairs"], Counter())
             self.items.append((name, repos[name]["split"], ws, pairs))
+            self.strata[name] = stratum(ws)
 
     def close(self) -> None:
         for _, _, ws, _ in self.items:
@@ -61,12 +64,20 @@ class Sets:
     def splits(self) -> tuple[str, ...]:
         return tuple(s for s in SPLITS if any(split == s for _, split, _, _ in self.items))
 
+    def columns(self) -> tuple[str, ...]:
+        """The splits, each followed by its size strata present ("train:small", "train:large")."""
+        present = {f"{split}:{self.strata[name]}" for name, split, _, _ in self.items}
+        return tuple(k for s in self.splits() for k in (s, f"{s}:small", f"{s}:large") if k == s or k in present)
+
     def score(self, factory: Callable[[Workspace], Search] | None = None) -> dict[str, list[QueryScore]]:
-        """Every pair's score per split ("train", "validation") under `factory(ws)`'s search."""
-        out: dict[str, list[QueryScore]] = {s: [] for s in self.splits()}
-        for _, split, ws, pairs in self.items:
+        """Every pair's score per split ("train", "validation") and per split and size stratum
+        ("validation:large") under `factory(ws)`'s search."""
+        out: dict[str, list[QueryScore]] = {s: [] for s in self.columns()}
+        for name, split, ws, pairs in self.items:
             search = factory(ws) if factory else (lambda q, ws=ws: ws.search(q, limit=MRR_CUTOFF))
-            out[split].extend(score_pairs(ws, pairs, search))
+            scores = score_pairs(ws, pairs, search)
+            out[split].extend(scores)
+            out[f"{split}:{self.strata[name]}"].extend(scores)
         return out
 
 
@@ -135,8 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raw_base = sets.score()
         base = summaries(raw_base)
         print(f"default{' off=' + args.off if off else ''}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-        print("| setting | " + " | ".join(f"{s} P@1 / R@5 / MRR" for s in sets.splits()) + " |")
-        print("|---|" + "---|" * len(sets.splits()))
+        print("| setting | " + " | ".join(f"{s} P@1 / R@5 / MRR" for s in sets.columns()) + " |")
+        print("|---|" + "---|" * len(sets.columns()))
         print(_line("all levers on" if not off else f"off: {args.off}", base), flush=True)
         result: dict[str, Any] = {"base": base, "off": {}}
         if args.ablate:
