@@ -123,7 +123,8 @@ class RowCache:
         """This cache, emptied if the index changed since (the store's generation and the term
         index's `epoch`: document frequencies feed the priors), the levers switched off changed
         (a benchmark flips them in process: the priors read two), or it grew past `LIMIT`."""
-        if generation != self.generation or levers.OFF != self.off or max(len(self.rows), len(self.sizes), len(self.by_name)) > self.LIMIT:
+        stale = generation != self.generation or self.off != levers.OFF
+        if stale or max(len(self.rows), len(self.sizes), len(self.by_name)) > self.LIMIT:
             self._clear(generation)
         return self
 
