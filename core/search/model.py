@@ -5,7 +5,8 @@ the file's other symbols, auxiliary code) used to be a hand-set factor multiplie
 Written as logs they are one log-linear model: `HAND_WEIGHTS` reproduces those factors
 exactly. Sentences are ranked by `settings.RankSettings.sentence_weights`, which
 `benchmarks/fit_rank.py` fits on the auto-labelled training split (the only queries that
-split holds are sentences); the fit kept no change so far, so they are the hand weights.
+split holds are sentences); they are the hand weights but for two the validation split kept
+(the file context and the reference count).
 Short (keyword-like) queries and the hybrid always use the hand weights.
 
 Features are computed in two stages, as the ranker needs them: `FIRST` over every
