@@ -1,6 +1,6 @@
 """Auto-labelled pairs (issue 30): `python -m benchmarks.autolabel CORPORA_DIR [--work-dir WORK_DIR]`.
 
-CodeSearchNet style: for each repository of `autolabel_repos.json` (27 repositories in 9
+CodeSearchNet style: for each repository of `autolabel_repos.json` (33 repositories in 9
 languages, split by repository into training and validation), the first sentence of a
 definition's docstring is a query and the definition its target. Up to `PER_REPO` pairs are
 sampled per repository (seeded); then a copy of the repository is made in which every sampled
@@ -9,7 +9,8 @@ that repository's queries run on it: the words a query was taken from are not in
 
 The pairs, with the byte ranges blanked, are cached in `WORK_DIR/pairs.json` (a re-run with the
 same repositories and generator version reuses them without indexing the originals). Scores are
-P@1, R@5 and MRR per split and per language. `score_pairs` takes any `search(query) -> hits`
+P@1, R@5 and MRR per split, per split and size stratum (`train:large`: a repository whose blanked
+copy indexes `LARGE_FILES` files or more; `small` the rest) and per language. `score_pairs` takes any `search(query) -> hits`
 callable, so a re-ranker is measured by passing its own.
 """
 
@@ -42,8 +43,16 @@ SEED = 30
 #: Bumped when the filter or the blanking changes: cached pairs of another version are rebuilt.
 GENERATOR_VERSION = 2
 SPLITS = ("train", "validation")
+#: A repository of this many indexed files or more is in the `large` stratum (the 27 first
+#: repositories hold 50 to 945 files; sympy, the hand-written large set's, 1,600+).
+LARGE_FILES = 1000
 
 Search = Callable[[str], Sequence[SearchHit]]
+
+
+def stratum(ws: Workspace) -> str:
+    """`large` or `small`, by the files the repository's index holds (`LARGE_FILES`)."""
+    return "large" if len(ws.files()) >= LARGE_FILES else "small"
 
 
 def load_repos(path: Path = REPOS_FILE) -> dict[str, dict[str, Any]]:
@@ -161,9 +170,9 @@ def default_search(ws: Workspace) -> Search:
 
 def run_repo(name: str, spec: dict[str, Any], corpora: Path, work: Path, cached: list[dict[str, Any]] | None,
              drops: Counter[str], search_factory: Callable[[Workspace], Search] = default_search,
-             hybrid: bool = False) -> tuple[list[dict[str, Any]], list[QueryScore]]:
+             hybrid: bool = False) -> tuple[list[dict[str, Any]], list[QueryScore], str]:
     """One repository: its pairs (cached or made), the blanked copy indexed (and, with `hybrid`,
-    embedded: the `semantic` extra), the queries scored."""
+    embedded: the `semantic` extra), the queries scored, and its size stratum."""
     corpus = corpora / name
     pairs = cached if cached is not None else make_pairs(corpus, work / "index" / name, name, drops)
     copy = work / "blanked" / name
@@ -176,18 +185,20 @@ def run_repo(name: str, spec: dict[str, Any], corpora: Path, work: Path, cached:
         if hybrid and ws.embed(force=True) is None:
             raise SystemExit("--hybrid needs the semantic extra: pip install 'symscope[semantic]'")
         pairs = verify(ws, pairs, drops)
-        return pairs, score_pairs(ws, pairs, search_factory(ws))
+        return pairs, score_pairs(ws, pairs, search_factory(ws)), stratum(ws)
 
 
 def report(records: Sequence[dict[str, Any]], repos: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Summaries per split, per split and the target's language, and per repository."""
+    """Summaries per split, per split and size stratum, per split and the target's language, and
+    per repository."""
     groups: dict[str, list[QueryScore]] = {}
     for r in records:
         spec = repos[r["repo"]]
         language = r.get("language", spec["language"])
-        for key in ("all", spec["split"], f"{spec['split']}/{language}", f"repo/{r['repo']}"):
+        for key in ("all", spec["split"], f"{spec['split']}:{r.get('stratum', 'small')}",
+                    f"{spec['split']}/{language}", f"repo/{r['repo']}"):
             groups.setdefault(key, []).append(r["score"])
-    return {k: summary(v) for k, v in sorted(groups.items(), key=lambda kv: (kv[0].count("/"), kv[0]))}
+    return {k: summary(v) for k, v in sorted(groups.items(), key=lambda kv: (kv[0].count("/"), ":" in kv[0], kv[0]))}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -225,15 +236,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         entry = cache.get(name)
         fresh = entry is not None and entry.get("commit") == spec["commit"] and entry.get("version") == GENERATOR_VERSION
         repo_drops: Counter[str] = Counter()
-        made, scores = run_repo(name, spec, args.corpora, work, entry["pairs"] if fresh and entry else None,
+        made, scores, size = run_repo(name, spec, args.corpora, work, entry["pairs"] if fresh and entry else None,
                                 repo_drops, hybrid=args.hybrid)
         if not fresh:
             cache[name] = {"commit": spec["commit"], "version": GENERATOR_VERSION, "pairs": made,
                            "drops": dict(repo_drops)}
         drops[spec["split"]].update(cache[name].get("drops", {}) if fresh else repo_drops)
-        records.extend({**pair, "score": s} for pair, s in zip(made, scores, strict=True))
+        records.extend({**pair, "score": s, "stratum": size} for pair, s in zip(made, scores, strict=True))
         s = summary(scores)
-        print(f"[{i}/{len(names)}] {name:16} {spec['split']:10} {spec['language']:10} pairs {len(made):3}  "
+        print(f"[{i}/{len(names)}] {name:16} {spec['split']:10} {spec['language']:10} {size:5} pairs {len(made):3}  "
               f"P@1 {s.get('p_at_1', 0):.2f} R@5 {s.get('r_at_5', 0):.2f}  {time.perf_counter() - t0:5.1f}s",
               flush=True)
     cache_file.write_text(json.dumps(cache, indent=0) + "\n", encoding="utf-8")

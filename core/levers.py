@@ -32,8 +32,7 @@ LEVERS = frozenset({
     "members",  # a container's bag holds its members' names, not their bodies
     "privatepaths",  # code under `internal/` or a `_private` module ranks a little lower, as `_x` names do
     "vendored",  # bundled third-party code (`deps/`) ranks below the repo's own
-    "filecontext",  # in sentences, symbols of a file whose other symbols match too rank up (at most x1.2)
-    "softlen",  # long definitions are not sunk by BM25's length normalisation
+    "filecontext",  # in sentences, symbols of a file whose other symbols match too rank up (at most x1.2, x1.44 at the fitted weight)
     "nesting",  # a class around a hit already listed (or a member of one) comes after the new ones
     "public",  # a definition a package's entry file re-exports (`__init__.py`, `lib.rs`) ranks up
     "apifirst",  # that public definition comes just before a method sharing its name (`gcd`, `Monomial.gcd`)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import math
 import os
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -75,13 +76,11 @@ class RankSettings:
     """Times its qualifier's terms (`Router` in `Router.add`) repeat."""
     doc_weight: int = field(default=2, metadata=_in("index"))
     """Times its docstring's terms repeat."""
-    # -- BM25 (the term index's scores, `search/termindex.py`; softened in `rankdata.softened_bm25`) --
+    # -- BM25 (the term index's scores, `search/termindex.py`) --
     k1: float = field(default=1.2, metadata=_in("ranker"))
     b: float = field(default=0.75, metadata=_in("ranker"))
     epsilon: float = field(default=0.25, metadata=_in("ranker"))
     """IDF floor for terms in more than half the documents, times the average IDF."""
-    length_power: float = field(default=0.5, metadata=_in("ranker"))
-    """Softened length normalisation for callables in long queries (the `softlen` lever)."""
     reference_prior: float = field(default=0.15, metadata=_in("ranker"))
     """How much a widely referenced name rises (scaled by log of the corpus size)."""
     private_prior: float = field(default=0.9, metadata=_in("ranker"))
@@ -92,6 +91,18 @@ class RankSettings:
     """Bundled third-party code (`deps/`)."""
     declaration_prior: float = field(default=0.5, metadata=_in("ranker"))
     """Heft of a definition in a declaration file (`.d.ts`, `.pyi`)."""
+    # -- the ranking model (`search/model.py`): one weight per feature of `model.FEATURES` --
+    sentence_weights: tuple[float, ...] = field(default=(
+        1.0, 2.0, math.log(0.3), 1.0, math.log(1.5), 0.0, math.log(0.9), math.log(1.3), math.log(0.9),
+        math.log(0.5), math.log(0.7), math.log(0.7), 0.0), metadata=_in("ranker"))
+    """The weights a sentence (more than `SHORT_QUERY` terms) is ranked by, without the hybrid:
+    the hand-set ones (`model.HAND_WEIGHTS`) but for two the fit moved and the validation
+    split kept: the file's other symbols weigh 2 (not 1) and the reference count 0 (not 1).
+    Fitted with `python -m benchmarks.fit_rank WORK_DIR --from-hand` after `python -m
+    benchmarks.autolabel CORPORA_DIR --work-dir WORK_DIR` (33 repositories, six of 1,400+ files;
+    deterministic); of the fit's five moved weights, the three whose return to the hand value
+    cost validation nothing stayed hand-set. Real search, validation MRR 0.311 -> 0.319
+    (large repositories 0.290 -> 0.295): benchmarks/results.md section 9."""
     # -- the semantic vectors (`semantic.symbol_text`, `semantic.Encoder`) --
     model: str = field(default=next(iter(EMBEDDING_MODELS)), metadata=_in("vectors"))
     """The packaged embedding model (a key of `EMBEDDING_MODELS`): part of the vectors' key, so

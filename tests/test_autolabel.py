@@ -139,6 +139,13 @@ def test_the_split_is_by_repository() -> None:
     records = [{"repo": name, "score": score_query([frozenset({0})], 1)} for name in repos]
     result = report(records, repos)
     assert result["train"]["queries"] + result["validation"]["queries"] == len(repos)
+    # ... and under its size stratum within that split
+    records = [{"repo": name, "score": score_query([frozenset({0})], 1), "stratum": "large" if i % 2 else "small"}
+               for i, name in enumerate(repos)]
+    result = report(records, repos)
+    assert sum(result[f"{s}:{z}"]["queries"] for s in ("train", "validation") for z in ("small", "large")
+               if f"{s}:{z}" in result) == len(repos)
+    assert result["train:large"]["queries"] + result["train:small"]["queries"] == result["train"]["queries"]
     assert REPOS_FILE.name == "autolabel_repos.json"
 
 

@@ -611,30 +611,6 @@ def _rank_afresh(ix: Index) -> None:
     ix.searcher.invalidate()
 
 
-def test_softened_length_normalisation_lifts_the_long_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A sentence's long matching function is sunk less by its length than BM25 would sink it:
-    its score relative to a short match grows with the `softlen` lever on."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    filler = "\n".join(f"def filler_{i}():\n    return 'alpha beta gamma delta'\n" for i in range(30))
-    words = " ".join(f"w{i}" for i in range(150))
-    long_def = f'def reclaim():\n    """Evict entries to free memory when the cache is full."""\n    return "{words}"\n'
-    (root / "a.py").write_text(filler + "\n\ndef evict_short():\n    return 'evict alpha beta'\n\n\n" + long_def)
-    ix = Index.open(root, tmp_path / "idx")
-    ix.update(processes=1)
-    query = "evict entries to free memory when the cache is full"
-
-    def ratio() -> float:
-        ix.searcher.invalidate()
-        scores = {h.symbol.name: h.score for h in ix.search(query, limit=10)}
-        return scores["reclaim"] / scores["evict_short"]
-
-    softened = ratio()
-    monkeypatch.setattr(levers, "OFF", frozenset({"softlen"}))
-    assert softened > ratio() > 0
-    ix.close()
-
-
 @pytest.fixture
 def container_repo(write_repo, tmp_path: Path):  # type: ignore[no-untyped-def]
     def build(off: frozenset[str] = frozenset()) -> Index:
@@ -887,7 +863,7 @@ def test_a_name_typed_in_a_sentence_is_the_surest_clue(
                     self.mul_symbol_latex = mul_symbol
 
             def validate(printer):
-                """The printer's settings."""
+                """Check what it was given."""
                 return printer.validated_settings()
             ''',
         "pkg/symbols.py": others,
@@ -1344,7 +1320,7 @@ _SHAPES = {
             Attempts int
         }
 
-        // NextDelay is the wait before the next attempt.
+        // NextDelay is the random wait before the next attempt.
         func NextDelay(attempt int, p Policy) time.Duration {
             base := time.Duration(300*(1<<attempt)) * time.Millisecond
             if p.Jitter {

@@ -103,6 +103,8 @@ def _changed(value: object) -> object:
         return value * 2 + 1
     if isinstance(value, str):
         return value + "-other"
+    if isinstance(value, tuple):
+        return (*value[:-1], value[-1] + 1)
     assert isinstance(value, frozenset)
     return value | {"fold"}
 

@@ -9,9 +9,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core import levers
+from symscope.core.search.model import AUX_PENALTY
 from symscope.core.search.rankdata import RankData
 from symscope.core.search.scoring import (
-    AUX_PENALTY,
     LIFT_MARGIN,
     SHORT_QUERY,
     kind_prior,

@@ -11,6 +11,7 @@ search costs what its candidates cost.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from numpy.typing import NDArray
 from symscope.core import levers
 from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.models import CALLABLE_KINDS
+from symscope.core.search.model import HAND_WEIGHTS, INDEX, PRIOR
 from symscope.core.search.paths import (
     DECLARATION_FILE,
     HEADER_FILE,
@@ -39,11 +41,6 @@ EXPORTED_PRIOR = DEFAULTS.exported_prior
 #: ... when it is one of these kinds: what does the work (a re-exported type or constant
 #: describes data, and rarely answers "what does X").
 PUBLIC_KINDS = CALLABLE_KINDS | {"class", "struct"}
-#: For queries of more than `SHORT_QUERY` terms, functions' and methods' length normalisation
-#: is softened to this power (see `softened_bm25`): the function that does what a
-#: sentence describes is often long. (A class is kept short by leaving its members' bodies
-#: out of its terms instead.)
-LENGTH_POWER = DEFAULTS.length_power
 #: How much a definition's reference count (symbols mentioning its name) lifts it, at most.
 REFERENCE_PRIOR = DEFAULTS.reference_prior
 #: Names starting with `_` or `#` (private by convention) keep this share of their score.
@@ -85,7 +82,9 @@ class RankData:
     definition) share a number: one hit shows them."""
     prior: NDArray[np.float32]
     """Query-independent factor: widely referenced and re-exported (public API) definitions up,
-    private and bundled third-party ones down (see `_prior`)."""
+    private and bundled third-party ones down (see `_prior_parts`): the hand-set factors' product."""
+    prior_parts: NDArray[np.float64]
+    """The prior's parts, one column per `model.PRIOR` feature (the model weighs them)."""
     parent: NDArray[np.int32]
     """The enclosing symbol's document (a method's class), or -1."""
     public_api: dict[str, list[int]]
@@ -113,6 +112,7 @@ class RowCache:
 
     def _clear(self, generation: tuple[int, int]) -> None:
         self.generation = generation
+        self.off = levers.OFF
         self.rows: dict[int, tuple[Any, ...]] = {}
         self.by_id: dict[str, tuple[Any, ...]] = {}
         self.by_name: dict[str, list[tuple[Any, ...]]] = {}
@@ -121,8 +121,10 @@ class RowCache:
 
     def at(self, generation: tuple[int, int]) -> RowCache:
         """This cache, emptied if the index changed since (the store's generation and the term
-        index's `epoch`: document frequencies feed the priors), or it grew past `LIMIT`."""
-        if generation != self.generation or max(len(self.rows), len(self.sizes), len(self.by_name)) > self.LIMIT:
+        index's `epoch`: document frequencies feed the priors), the levers switched off changed
+        (a benchmark flips them in process: the priors read two), or it grew past `LIMIT`."""
+        stale = generation != self.generation or self.off != levers.OFF
+        if stale or max(len(self.rows), len(self.sizes), len(self.by_name)) > self.LIMIT:
             self._clear(generation)
         return self
 
@@ -136,6 +138,9 @@ class RowFacts:
     declared: bool
     heft: float
     prior: float
+    """The hand-set weights' prior: exp(hand weights . `prior_parts`)."""
+    prior_parts: tuple[float, ...]
+    """The prior's parts, the model's `PRIOR` features (see `_prior_parts`)."""
     top_level: bool
 
 
@@ -277,6 +282,7 @@ def _build(store: Store, terms: TermIndex, ordered: list[tuple[Any, ...]], expor
         qualnames=qualnames,
         family=_families(qualnames, kinds, paths, [f.declared for f in facts], auxiliary),
         prior=np.array([f.prior for f in facts], dtype=np.float32),
+        prior_parts=np.array([f.prior_parts for f in facts], dtype=np.float64).reshape(len(facts), len(PRIOR)),
         parent=np.array([position.get(p, -1) if p else -1 for p in parent_ids], dtype=np.int32),
         public_api=_public_api(names, top_level, auxiliary, exported),
         heft=np.array([f.heft for f in facts], dtype=np.float32),
@@ -296,32 +302,15 @@ def _row_facts(terms: TermIndex, row: tuple[Any, ...], exported: set[str]) -> Ro
     path_facts = _path_facts(path)
     declared, heft = _static(path, signature, lines)
     top_level = parent_id is None and kind in PUBLIC_KINDS
+    parts = _prior_parts(terms, name, path_facts, top_level, exported)
     return RowFacts(
         auxiliary=path_facts[0] or in_test_module(qualname, kind),
         declared=declared,
         heft=heft,
-        prior=_prior(terms, name, path_facts, top_level, exported),
+        prior=math.exp(sum(w * x for w, x in zip(_PRIOR_HAND, parts, strict=True))),
+        prior_parts=parts,
         top_level=top_level,
     )
-
-
-def softened_bm25(store: Store, rows: list[int], lengths: NDArray[np.float64], weights: dict[str, float],
-                  avgdl: float) -> NDArray[np.float32]:
-    """BM25 of these symbols (store rows, with their bag lengths) with softened length
-    normalisation (`LENGTH_POWER`), from their stored terms; `weights` are each term's
-    query weight x IDF. Only a sentence's callable candidates get here."""
-    k1, b = DEFAULTS.k1, DEFAULTS.b
-    words = re.compile(r"(?<!\S)(" + "|".join(re.escape(t) for t in sorted(weights, key=len, reverse=True))
-                       + r")(?!\S)")
-    bags = store.bags(rows)
-    norm = k1 * (1 - b + b * (avgdl * (np.maximum(lengths, 1.0) / avgdl) ** LENGTH_POWER) / avgdl)
-    out = np.zeros(len(rows), dtype=np.float32)
-    for i, row in enumerate(rows):
-        counts: dict[str, int] = {}
-        for term in words.findall(bags.get(row, "")):
-            counts[term] = counts.get(term, 0) + 1
-        out[i] = sum(weights[t] * tf * (k1 + 1) / (tf + norm[i]) for t, tf in counts.items())
-    return out
 
 
 def _file_sizes(store: Store, paths: list[str]) -> list[tuple[str, int]]:
@@ -362,26 +351,31 @@ def _families(
     return np.array(family, dtype=np.int32)
 
 
-def _prior(
+def _prior_parts(
     terms: TermIndex, name: str, facts: tuple[bool, bool, bool, bool, bool], public: bool, exported: set[str],
-) -> float:
-    """Widely referenced definitions a little up, private ones (`_x`, `#x`) a little down,
-    bundled third-party code (`deps/`) further down, and a top-level definition under a name
-    a package entry file re-exports (its public API: `sympy.gcd`, not `Monomial.gcd`) up.
-    `facts` are the symbol's file's (`_path_facts`)."""
-    out = np.ones(1, dtype=np.float32)
+) -> tuple[float, ...]:
+    """The prior's parts, the model's `PRIOR` features (`model.py`), in that order: widely
+    referenced definitions a little up, private ones (`_x`, `#x`) a little down, a top-level
+    definition under a name a package entry file re-exports (its public API: `sympy.gcd`, not
+    `Monomial.gcd`) up, private paths and bundled third-party code (`deps/`) down. `facts`
+    are the symbol's file's (`_path_facts`). (Plain floats: numpy scalars cost a microsecond each.)"""
+    refs = private = 0.0
     key = _reference_term(name)
     if key is not None:
-        out[0] += REFERENCE_PRIOR / float(np.log1p(max(terms.size, 2))) * float(np.log1p(terms.df(key)))
+        refs = math.log1p(REFERENCE_PRIOR / math.log1p(max(terms.size, 2)) * math.log1p(terms.df(key)))
         if name.startswith(("_", "#")) and not name.startswith("__"):
-            out[0] *= PRIVATE_PRIOR
-    if exported and public and name in exported:
-        out *= EXPORTED_PRIOR
-    if levers.on("privatepaths") and facts[3]:
-        out *= PRIVATE_PRIOR
-    if levers.on("vendored") and facts[4]:
-        out *= VENDORED_PRIOR
-    return float(out[0])
+            private = 1.0
+    return (
+        refs,
+        private,
+        1.0 if exported and public and name in exported else 0.0,
+        1.0 if levers.on("privatepaths") and facts[3] else 0.0,
+        1.0 if levers.on("vendored") and facts[4] else 0.0,
+    )
+
+
+#: The hand-set weights of the `PRIOR` features, in that order.
+_PRIOR_HAND = tuple(HAND_WEIGHTS[INDEX[f]] for f in PRIOR)
 
 
 @functools.lru_cache(maxsize=65536)

@@ -5,6 +5,7 @@ Pure functions of the ranking data and the query, applied by `Searcher.search` i
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -12,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symscope.core import levers
+from symscope.core.search.model import HELPER_PRIOR, SHAPE_PRIOR
 from symscope.core.search.rankdata import RankData
 from symscope.core.terms import ABBREVIATIONS, compact, name_parts, split_identifier, stem
 
@@ -22,18 +24,12 @@ _AUX_QUERY_WORDS = frozenset(
 #: In a query of four words or more these are verbs or adjectives ("test a connection",
 #: "sample random keys"), not a request for test or sample files.
 _AUX_VERBS = frozenset(["test", "sample", "example", "demo", "doc", "script", "bench", "fixture", "spec", "fuzz", "mock"])
-AUX_PENALTY = 0.3
 #: Top BM25 candidates re-scored by how much of their name the query covers.
 RERANK_DEPTH = 200
 NAME_COVERAGE_WEIGHT = 0.5
-EXACT_NAME_BOOST = 1.5
-#: Constants and regexes keep this share: "where is X validated" means the function that applies them.
-HELPER_PRIOR = 0.7
 #: Kinds that declare a shape and do nothing themselves: a type alias, an interface, an enum,
 #: and a struct (its bag holds its fields and members' names; each method is a hit of its own).
 SHAPE_KINDS = ("type", "interface", "enum", "struct")
-#: What such a declaration keeps of its score when a sentence describes behaviour.
-SHAPE_PRIOR = 0.7
 #: Up to this many query terms, a query is keyword-like: any name it spells keeps its BM25 lead.
 SHORT_QUERY = 3
 #: How much a file whose other symbols match a sentence lifts its symbols (at most).
@@ -44,8 +40,8 @@ PUBLIC_FIRST_DEPTH = 10
 LIFT_MARGIN = 1e-3
 
 
-def with_file_context(data: RankData, scores: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Scores lifted by up to `FILE_CONTEXT` when the rest of the symbol's file matches too.
+def file_context(data: RankData, scores: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Each symbol's `file` feature: log(1 + `FILE_CONTEXT` x how well the rest of its file matches).
 
     A sentence names a module's subject as well as the function's job ("a key whose time to
     live has passed" is about expiry, redis's expire.c): the mean score of the file's other
@@ -54,9 +50,10 @@ def with_file_context(data: RankData, scores: NDArray[np.float32]) -> NDArray[np
     Only the symbols that score are touched (a zero stays zero): a sentence costs a fraction
     of a millisecond on 40,000 symbols.
     """
+    out = np.zeros(len(scores), dtype=np.float64)
     hit = np.flatnonzero(scores > 0)  # (a boolean mask first: 8x faster than on floats)
     if hit.size == 0:
-        return scores
+        return out
     files = data.path_ids[hit]
     total = np.bincount(files, weights=scores[hit], minlength=len(data.unique_paths))
     others = np.maximum(data.file_sizes - 1, 1)
@@ -64,9 +61,8 @@ def with_file_context(data: RankData, scores: NDArray[np.float32]) -> NDArray[np
     # file of one symbol)
     best = float(np.where(data.file_sizes > 1, total / others, 0.0).max())
     if best <= 0:
-        return scores
-    out = scores.copy()
-    out[hit] *= (1.0 + (FILE_CONTEXT / best) * (total[files] - scores[hit]) / others[files]).astype(np.float32)
+        return out
+    out[hit] = np.log1p((FILE_CONTEXT / best) * (total[files] - scores[hit]) / others[files])
     return out
 
 
@@ -84,6 +80,17 @@ def kind_prior(kinds: NDArray[np.object_], sentence: bool) -> NDArray[np.float32
         out[kinds == "constant"] = HELPER_PRIOR
     if sentence and levers.on("shapes"):
         out[np.isin(kinds, SHAPE_KINDS)] = SHAPE_PRIOR
+    return out
+
+
+def kind_features(kinds: NDArray[np.object_]) -> NDArray[np.float64]:
+    """The `constant` and `shape` features (two columns): a constant or regex, and a type
+    alias, interface, enum or struct (see `kind_prior`)."""
+    out = np.zeros((len(kinds), 2), dtype=np.float64)
+    if levers.on("helpers"):
+        out[:, 0] = kinds == "constant"
+    if levers.on("shapes"):
+        out[:, 1] = np.isin(kinds, SHAPE_KINDS)
     return out
 
 
@@ -162,10 +169,11 @@ def public_first(
     return np.union1d(top, np.array(lifted, dtype=top.dtype)) if lifted else top
 
 
-def name_boosts(
+def name_features(
     data: RankData, docs: NDArray[np.intp], terms: list[str], query: str
-) -> NDArray[np.float32]:
-    """Favour symbols whose own name the query spells out.
+) -> NDArray[np.float64]:
+    """The `cover` and `exact` features (two columns): how much of its own name the query
+    spells out, and whether the query is the name.
 
     BM25 treats a name term like any other; people mean the symbol named
     `ClientIP` when they ask for "the client IP", not one that mentions it.
@@ -176,7 +184,8 @@ def name_boosts(
     typed = typed_words(query)
     typed_stems = {stem(w) for w in typed}
     typed_ok: dict[str, bool] = {}  # a name part -> whether a word typed spells it
-    out = np.ones(len(docs), dtype=np.float32)
+    cover = [0.0] * len(docs)
+    exact = [0.0] * len(docs)
     constructors = levers.on("toplevel")
     for i, doc in enumerate(docs.tolist()):
         name = data.names[doc]
@@ -196,8 +205,9 @@ def name_boosts(
             matched = len(covered)
             # A one-word name (`Query`, `Body`) is "covered" by any query saying that word;
             # full credit needs two of the query's words in the name.
-            out[i] += NAME_COVERAGE_WEIGHT * matched / len(parts) * min(matched, 2) / 2
+            cover[i] = math.log1p(NAME_COVERAGE_WEIGHT * matched / len(parts) * min(matched, 2) / 2)
         key = compact(name)
         if key and (key == whole or (len(words) <= 2 and key in words)):
-            out[i] *= EXACT_NAME_BOOST
-    return out
+            exact[i] = 1.0
+    return np.array([cover, exact], dtype=np.float64).T.reshape(len(docs), 2)
+

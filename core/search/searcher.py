@@ -24,27 +24,27 @@ from numpy.typing import NDArray
 
 from symscope.core import levers
 from symscope.core.errors import BadQueryError, IndexAccessError, StaleSettingsError
-from symscope.core.models import CALLABLE_KINDS, SearchHit
+from symscope.core.models import SearchHit
 from symscope.core.pathnames import escape_controls
 from symscope.core.search.abbreviations import Abbreviations
 from symscope.core.search.expansion import Expander
 from symscope.core.search.filters import allows, filter_mask
 from symscope.core.search.folding import pick
 from symscope.core.search.fusion import DENSE_DEPTH, fuse
-from symscope.core.search.rankdata import RankData, RowCache, candidate_data, softened_bm25
+from symscope.core.search.model import HAND_WEIGHTS, log_bm25, vector
+from symscope.core.search.rankdata import RankData, RowCache, candidate_data
 from symscope.core.search.scoring import (
-    AUX_PENALTY,
     RERANK_DEPTH,
     SHORT_QUERY,
+    file_context,
     is_miscased,
-    kind_prior,
-    name_boosts,
+    kind_features,
+    name_features,
     public_first,
     query_asks_aux,
-    with_file_context,
 )
 from symscope.core.search.termindex import Hit, TermIndex, glob_regex, path_key
-from symscope.core.settings import terms_match
+from symscope.core.settings import DEFAULTS, terms_match
 from symscope.core.store import Store
 from symscope.core.terms import compact, query_terms
 
@@ -53,12 +53,15 @@ if TYPE_CHECKING:
 
     from symscope.core.semantic import DenseIndex
 
+    #: (query, data, the candidates re-ranked, their features as `model.FEATURES`)
+    Observer = Callable[[str, RankData, NDArray[np.intp], NDArray[np.float64]], None]
+
 #: BM25 candidates asked of the term index, as a multiple of the ranker's re-rank depth. For a
 #: query of a few words the re-rank's own depth is enough: measured against twice as many,
 #: the top 10 of 1,100 short queries on 18 repositories (a 10k-file monorepo among them) did
 #: not change, and a warm search reads half the candidates.
 CANDIDATE_FACTOR = 1
-#: ... for a sentence, whose softened length normalisation reorders the most.
+#: ... for a sentence, whose file context reorders the most.
 SENTENCE_FACTOR = 3
 #: Symbols the query names exactly, looked at most.
 EXACT_LIMIT = 2000
@@ -77,6 +80,8 @@ class Searcher:
         self._exported: tuple[int, set[str]] = (-1, set())
         self._dense: DenseIndex | None = None
         self._rows = RowCache()
+        self.observe: Observer | None = None
+        """A benchmark's hook (`benchmarks/fit_rank.py`): sees each search's features."""
 
     def invalidate(self) -> None:
         """Forget what is cached (the next search reads the index afresh)."""
@@ -207,20 +212,27 @@ class Searcher:
         data = candidate_data(self.store, ti, list(by_row), self.exported(), extra_ids=near_ids, cache=cache)
         if not data.rows:
             return []
-        scores, matched = self._scores(data, by_row, ti, sentence, weights, self.store, clean)
+        bm25, matched = self._scores(data, by_row, clean)
+        # the ranking model (`model.py`): log score = weights . features; a sentence without the
+        # hybrid by the fitted weights, anything else by the hand-set ones
+        w = vector(DEFAULTS.sentence_weights if sentence and dense is None else HAND_WEIGHTS, sentence)
+        first = np.zeros((len(data.rows), 3), dtype=np.float64)
+        first[:, 0] = log_bm25(bm25)
         if sentence and dense is None and levers.on("filecontext"):
             # (the hybrid's embeddings already read the query as a whole: measured, this lift
             # only distorted the BM25 share of the fused score there)
-            scores = with_file_context(data, scores)
+            first[:, 1] = file_context(data, bm25)
         filters = filter_mask(data, kind, language, path_glob)
         mask = matched & filters
-        if penalised:
-            scores = np.where(data.auxiliary, scores * AUX_PENALTY, scores).astype(np.float32)
+        if penalised:  # test and example code keeps a share of its score
+            first[:, 2] = data.auxiliary
+        logs = first @ w[:3]
+        logs[~matched] = -np.inf  # (a symbol holding no query term scores nothing)
         candidates = np.flatnonzero(mask)
         if candidates.size == 0 and dense is None:
             return []
         want = min(candidates.size, want)
-        top = candidates[np.argpartition(-scores[candidates], want - 1)[:want]] if want else candidates
+        top = candidates[np.argpartition(-logs[candidates], want - 1)[:want]] if want else candidates
         # A query that is exactly a symbol's name (or qualified name) means that symbol, however
         # long its body: it is a candidate even below the BM25 cut, and it ranks first.
         n = len(data.ids)
@@ -244,11 +256,16 @@ class Searcher:
                 member[[d for d in named if data.qualnames[d] != data.names[d]
                         and compact(data.qualnames[d]) != whole]] = True
             top = np.union1d(top, np.array(named, dtype=top.dtype))
-        scores = scores.copy()
-        scores[top] *= name_boosts(data, top, terms, query)
+        rest = np.zeros((top.size, len(w) - 3), dtype=np.float64)
+        rest[:, 0:2] = name_features(data, top, terms, query)
         if levers.on("priors"):
-            scores[top] *= data.prior[top]
-        scores[top] *= kind_prior(data.kinds[top], sentence)
+            rest[:, 2:7] = data.prior_parts[top]
+        rest[:, 7:9] = kind_features(data.kinds[top])
+        rest[:, 9] = np.log(data.heft[top])
+        logs[top] += rest @ w[3:]
+        if self.observe is not None:
+            self.observe(query, data, top, np.hstack([first[top], rest]))
+        scores = np.exp(logs).astype(np.float32)
         if levers.on("apifirst") and not named:
             top = public_first(data, top, scores, filters)
         if dense is not None and sims_all is not None and not named:  # the `semantic` extra
@@ -264,30 +281,22 @@ class Searcher:
         return pick(self.store, data, top, scores, limit, penalised, exact)
 
     @staticmethod
-    def _scores(data: RankData, by_row: dict[int, Hit], ti: TermIndex, sentence: bool,
-                weights: dict[str, float], store: Store, clean: bool,
+    def _scores(data: RankData, by_row: dict[int, Hit], clean: bool,
                 ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
         """Each document's BM25 score, and whether it holds a query term at all (a term in
-        exactly half the symbols weighs zero: a symbol holding it is still a result)."""
+        exactly half the symbols weighs zero: a symbol holding it is still a result).
+
+        (A sentence's functions were once re-scored with a softened length normalisation, the
+        `softlen` lever: on the auto-labelled pairs it cost MRR 0.021 on training and 0.013 on
+        validation, and it is gone; benchmarks/results.md section 9.)"""
         n = len(data.rows)
         scores = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=bool)
-        lengths = np.zeros(n, dtype=np.float64)
         for doc, row in enumerate(data.rows):
             hit = by_row.get(row)
             if hit is not None and (clean or hit.pathkey == path_key(data.paths[doc])):
                 scores[doc] = hit.score
                 matched[doc] = True
-                lengths[doc] = hit.length
-        avg = ti.avg_length()
-        if sentence and levers.on("softlen") and avg > 0:
-            # A sentence describes what a definition does, and the one that does it is often
-            # long: a function's length counts as avgdl x (length / avgdl) ** LENGTH_POWER.
-            # Its score is recomputed from its stored terms (the term index scores by the
-            # plain length).
-            soft = np.flatnonzero(matched & np.isin(data.kinds, list(CALLABLE_KINDS)))
-            scores[soft] = softened_bm25(store, [data.rows[d] for d in soft.tolist()], lengths[soft],
-                                         weights, avg)
         return scores, matched
 
     def _dense_index(self) -> DenseIndex | None:
