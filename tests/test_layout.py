@@ -231,6 +231,8 @@ BENCHMARK_EXCEPTIONS: dict[str, frozenset[str]] = {
                             "symscope.core.semantic"}),
     # feeds candidate search engines (FTS5, tantivy) the engine's own terms, to compare them (issue 29)
     "engines.py": frozenset({"symscope.core.terms"}),
+    # dumps every row a cold index stored (the store's own tables), to compare two versions
+    "index_dump.py": frozenset({"symscope.core.store"}),
     # counts symbols per language in the store and reads each language's query spec
     "languages.py": frozenset({"symscope.core.index", "symscope.core.languages", "symscope.core.sanitize"}),
     # the RAG baseline chunks and tokenizes with the engine's own terms and token counter
