@@ -94,6 +94,29 @@ def test_tests_rank_below_library_unless_asked(repo: Index) -> None:
         assert not is_auxiliary(lib), lib
 
 
+def test_test_code_competes_by_its_best_few(write_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Test code keeps a share of its score, so only its best few matches can rise: a search
+    re-ranks a bounded number of them however much test code matches, and the best one still
+    competes (found first when the library holds nothing better)."""
+    from symscope.core.search import searcher as searcher_module
+
+    tests = "\n\n".join(f"def test_parse_header_{i}():\n    parse_header('x: {i}')\n" for i in range(150))
+    best = "def test_parse_header_folding():\n    parse_header(fold_header(parse_header('x')))\n"
+    root = write_repo({
+        "src/headers.py": "def read_body(stream):\n    return stream.read()\n",
+        "tests/test_headers.py": tests + "\n\n" + best,
+    })
+    ix = Index.open(root, tmp_path / "idx")
+    ix.update(processes=1)
+    seen: list[int] = []
+    searcher = ix.searcher
+    searcher.observe = lambda query, data, top, features: seen.append(int(data.auxiliary.sum()))
+    hits = ix.search("parse header folding", limit=5)
+    assert hits[0].symbol.qualname == "test_parse_header_folding"
+    bound = 5 * searcher_module.AUX_PER_HIT + searcher_module.AUX_BASE
+    assert seen and seen[0] <= bound < 150
+
+
 def test_an_inline_test_module_ranks_as_tests(
     write_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:

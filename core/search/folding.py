@@ -35,14 +35,21 @@ class _Copies:
     `throttle_trailing`, `sine_transform` and `cosine_transform`) do different things.
     """
 
-    def __init__(self, store: Store, data: RankData, docs: NDArray[np.intp]) -> None:
+    def __init__(self, store: Store, data: RankData, docs: NDArray[np.intp],
+                 known: dict[int, frozenset[str] | None]) -> None:
+        """`known`: each store row's distinct terms (None: too few to judge), kept by the caller
+        for one index generation, so a warm search unpacks no bag it judged before."""
         self.data = data
         position = {data.rows[d]: d for d in docs.tolist()}
-        self.terms: dict[int, set[str]] = {}
-        for row, terms in store.bags(list(position)).items():
-            words = set(terms.split())
-            if len(words) >= COPY_MIN_TERMS:
-                self.terms[position[row]] = words
+        missing = [row for row in position if row not in known]
+        if missing:
+            for row, terms in store.bags(missing).items():
+                words = frozenset(terms.split())
+                known[row] = words if len(words) >= COPY_MIN_TERMS else None
+        self.terms: dict[int, frozenset[str]] = {}
+        for row, doc in position.items():
+            if (words := known.get(row)) is not None:
+                self.terms[doc] = words
 
     def of(self, doc: int, listed: list[int]) -> int | None:
         """The listed document `doc` nearly copies (same kind, `COPY_JACCARD` of terms shared)."""
@@ -108,12 +115,15 @@ def pick(
     limit: int,
     penalised: bool,
     exact: NDArray[np.bool_],
+    known_terms: dict[int, frozenset[str] | None] | None = None,
 ) -> list[SearchHit]:
     """The first `limit` hits of the ranked candidates `top`, copies folded under their head.
 
     Args:
         penalised: Auxiliary code (tests, examples) counts as secondary (the query did not ask for it).
         exact: The candidates the query names exactly (a copy named keeps its place).
+        known_terms: The candidates' distinct terms judged by earlier searches of this index
+            generation (`RowCache.words`); filled in here.
     """
     picked: list[int] = []
     groups: dict[tuple[str, bytes], int] = {}
@@ -123,7 +133,8 @@ def pick(
     nesting = levers.on("nesting")
     around: set[int] = set()  # the documents enclosing a listed one
     waiting: list[tuple[int, int]] = []  # (listed once this many hits are, document)
-    copies = _Copies(store, data, top[: limit * COPY_REACH]) if fold and levers.on("copies") else None
+    copies = _Copies(store, data, top[: limit * COPY_REACH], {} if known_terms is None else known_terms) \
+        if fold and levers.on("copies") else None
     for doc in top.tolist():
         key = (data.names[doc], data.norm_hashes[doc])
         first = groups.get(key)

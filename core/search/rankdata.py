@@ -118,13 +118,15 @@ class RowCache:
         self.by_name: dict[str, list[tuple[Any, ...]]] = {}
         self.sizes: dict[str, int] = {}
         self.facts: dict[int, RowFacts] = {}
+        self.words: dict[int, frozenset[str] | None] = {}
+        """Each row's distinct terms, for the near-copy check (`folding.py`)."""
 
     def at(self, generation: tuple[int, int]) -> RowCache:
         """This cache, emptied if the index changed since (the store's generation and the term
         index's `epoch`: document frequencies feed the priors), the levers switched off changed
         (a benchmark flips them in process: the priors read two), or it grew past `LIMIT`."""
         stale = generation != self.generation or self.off != levers.OFF
-        if stale or max(len(self.rows), len(self.sizes), len(self.by_name)) > self.LIMIT:
+        if stale or max(len(self.rows), len(self.sizes), len(self.by_name), len(self.words)) > self.LIMIT:
             self._clear(generation)
         return self
 
