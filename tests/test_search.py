@@ -11,11 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symscope.core import levers
 from symscope.core.code_roles import in_test_module, is_auxiliary
 from symscope.core.errors import BadQueryError
 from symscope.core.index import Index
+from symscope.core.search.scoring import union
 from symscope.core.terms import query_terms, split_identifier, stem
 
 
@@ -214,18 +217,28 @@ def test_search_index_is_on_disk_and_opened_not_rebuilt(repo: Index, monkeypatch
 
 
 def test_search_process_loads_no_builder_parser_or_tokenizer(repo: Index) -> None:
-    """A search opens the persisted ranker: rank-bm25, tree-sitter and tiktoken stay unimported."""
+    """A search opens the persisted ranker: rank-bm25, tree-sitter and tiktoken stay unimported,
+    and so does numpy's masked arrays (`np.unique` imports them: 10 ms of every fresh search)."""
     repo.search("file")
     script = (
         "import sys\n"
         "from symscope.core.index import Index\n"
         f"ix = Index.open({str(repo.root)!r}, {str(repo.index_dir)!r})\n"
         "hits = ix.search('send file')\n"
-        "heavy = sorted(m for m in ('rank_bm25', 'tree_sitter', 'tiktoken', 'platformdirs') if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('rank_bm25', 'tree_sitter', 'tiktoken', 'platformdirs', 'numpy.ma')\n"
+        "               if m in sys.modules)\n"
         "print(hits[0].symbol.name, heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["send_file", "[]"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=25), st.lists(st.integers(0, 60), max_size=25))
+def test_union_is_numpys_union1d(a: list[int], b: list[int]) -> None:
+    left, right = np.array(a, dtype=np.intp), np.array(b, dtype=np.int64)
+    got = union(left, right)
+    assert got.dtype == np.intp and np.array_equal(got, np.union1d(left, right))
 
 
 def test_ranker_rebuilt_after_change(repo: Index) -> None:

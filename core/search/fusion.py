@@ -17,6 +17,7 @@ from symscope.core.search.scoring import (
     kind_prior,
     spells,
     typed_words,
+    union,
 )
 from symscope.core.terms import name_parts
 
@@ -60,7 +61,7 @@ def fuse(
     if depth == 0:
         return top, scores
     near = np.argpartition(-sims, depth - 1)[:depth]
-    cand = np.union1d(top, near[sims[near] > 0])
+    cand = union(top, near[sims[near] > 0])
     best = float(scores[top].max()) if top.size else 0.0
     lex = scores[cand] / best if best > 0 else np.zeros(cand.size, dtype=np.float32)
     dense = sims[cand]

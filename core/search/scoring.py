@@ -83,6 +83,16 @@ def kind_prior(kinds: NDArray[np.object_], sentence: bool) -> NDArray[np.float32
     return out
 
 
+def union(a: NDArray[np.intp], b: NDArray[np.intp]) -> NDArray[np.intp]:
+    """The sorted distinct values of two index arrays, as `np.union1d` gives them, without
+    `np.unique`: its masked-array check imports `numpy.ma`, 10 ms in every fresh search process."""
+    both = np.concatenate((a, b.astype(a.dtype, copy=False)))
+    both.sort()
+    if both.size < 2:
+        return both
+    return both[np.concatenate(([True], both[1:] != both[:-1]))]
+
+
 def kind_features(kinds: NDArray[np.object_]) -> NDArray[np.float64]:
     """The `constant` and `shape` features (two columns): a constant or regex, and a type
     alias, interface, enum or struct (see `kind_prior`)."""
@@ -166,7 +176,7 @@ def public_first(
             if rep != doc and allowed[rep] and scores[rep] < scores[doc]:
                 scores[rep] = scores[doc] * (1 + LIFT_MARGIN) + scores[rep] * LIFT_MARGIN
                 lifted.append(rep)
-    return np.union1d(top, np.array(lifted, dtype=top.dtype)) if lifted else top
+    return union(top, np.array(lifted, dtype=top.dtype)) if lifted else top
 
 
 def name_features(

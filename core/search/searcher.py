@@ -42,6 +42,7 @@ from symscope.core.search.scoring import (
     name_features,
     public_first,
     query_asks_aux,
+    union,
 )
 from symscope.core.search.termindex import Hit, TermIndex, glob_regex, path_key
 from symscope.core.settings import DEFAULTS, terms_match
@@ -263,7 +264,7 @@ class Searcher:
                 # class before its constructor `Gson.Gson` (a qualified name typed is exact)
                 member[[d for d in named if data.qualnames[d] != data.names[d]
                         and compact(data.qualnames[d]) != whole]] = True
-            top = np.union1d(top, np.array(named, dtype=top.dtype))
+            top = union(top, np.array(named, dtype=top.dtype))
         rest = np.zeros((top.size, len(w) - 3), dtype=np.float64)
         rest[:, 0:2] = name_features(data, top, terms, query)
         if levers.on("priors"):
