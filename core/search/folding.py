@@ -44,12 +44,12 @@ class _Copies:
         missing = [row for row in position if row not in known]
         if missing:
             for row, terms in store.bags(missing).items():
-                words = frozenset(terms.split())
-                known[row] = words if len(words) >= COPY_MIN_TERMS else None
+                distinct = frozenset(terms.split())
+                known[row] = distinct if len(distinct) >= COPY_MIN_TERMS else None
         self.terms: dict[int, frozenset[str]] = {}
         for row, doc in position.items():
-            if (words := known.get(row)) is not None:
-                self.terms[doc] = words
+            if (judged := known.get(row)) is not None:
+                self.terms[doc] = judged
 
     def of(self, doc: int, listed: list[int]) -> int | None:
         """The listed document `doc` nearly copies (same kind, `COPY_JACCARD` of terms shared)."""
