@@ -37,6 +37,21 @@ def test_related_terms_translate_words_and_phrases() -> None:
     assert "ajax" not in related_terms("ajax xhr")
 
 
+def test_a_one_word_query_with_nothing_to_translate_builds_no_tables() -> None:
+    """A keyword search in a fresh process (`symscope search middleware`) pays nothing here."""
+    from symscope.core import thesaurus
+
+    thesaurus._tables.cache_clear()
+    thesaurus._phrases.cache_clear()
+    assert related_terms("ajax", words=[]) == []
+    assert thesaurus._tables.cache_info().currsize == thesaurus._phrases.cache_info().currsize == 0
+    # two words may make a phrase: only the phrase table (5 ms, not the words' 10 ms)
+    assert "ttl" in related_terms("time to live", words=[])
+    assert (thesaurus._tables.cache_info().currsize, thesaurus._phrases.cache_info().currsize) == (0, 1)
+    assert "xhr" in related_terms("ajax", words=["ajax"])  # a word to translate builds the rest
+    assert thesaurus._tables.cache_info().currsize == 1
+
+
 @pytest.fixture
 def web_repo(write_repo, tmp_path: Path) -> Index:  # type: ignore[no-untyped-def]
     root = write_repo({
