@@ -115,7 +115,7 @@ def pick(
     limit: int,
     penalised: bool,
     exact: NDArray[np.bool_],
-    known_terms: dict[int, frozenset[str] | None] | None = None,
+    known_terms: dict[int, frozenset[str] | None],
 ) -> list[SearchHit]:
     """The first `limit` hits of the ranked candidates `top`, copies folded under their head.
 
@@ -133,8 +133,7 @@ def pick(
     nesting = levers.on("nesting")
     around: set[int] = set()  # the documents enclosing a listed one
     waiting: list[tuple[int, int]] = []  # (listed once this many hits are, document)
-    copies = _Copies(store, data, top[: limit * COPY_REACH], {} if known_terms is None else known_terms) \
-        if fold and levers.on("copies") else None
+    copies = _Copies(store, data, top[: limit * COPY_REACH], known_terms) if fold and levers.on("copies") else None
     for doc in top.tolist():
         key = (data.names[doc], data.norm_hashes[doc])
         first = groups.get(key)
