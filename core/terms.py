@@ -14,7 +14,7 @@ from itertools import chain, islice
 from typing import TypeVar
 
 #: Bump when tokenizing changes: stored terms must match query terms.
-TERMS_VERSION = 10
+TERMS_VERSION = 11
 
 _NON_ALNUM = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -85,8 +85,23 @@ _SUFFIXES_BY_LAST = {
 }
 
 
+#: Suffixes before which a final consonant may have been doubled (`logging`, `mapper`).
+_DOUBLING = frozenset(["ed", "ing", "ings", "er", "ers"])
+#: Suffixes after which a stem ending in `er` is stemmed again: `register` loses its `er` as
+#: `router` does, so `registered` and `registering` must too.
+_AFTER_ER = _DOUBLING | {"s", "es"}
+
+
 def stem(word: str) -> str:
-    """A deliberately light stemmer: consistent on both sides matters more than linguistics."""
+    """A deliberately light stemmer: consistent on both sides matters more than linguistics.
+
+    A word and its inflected forms share a stem, as docstrings and names inflect it
+    differently ("Parses the header", `parseHeader`): `parse`/`parses`, `class`/`classes`,
+    `status`/`statuses`, `cookie`/`cookies`, `register`/`registered`, `log`/`logging`/`logger`.
+    `tests/test_stemming.py` checks these as properties.
+    """
+    if word.endswith("ie") and len(word) >= 5:
+        return word[:-2] + "y"  # `cookie` meets `cookies`, as `query` meets `queries`
     for suffix in _SUFFIXES_BY_LAST.get(word[-1:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: -len(suffix)]
@@ -94,9 +109,15 @@ def stem(word: str) -> str:
                 return base + "y"  # `applies`, `applied` -> apply
             if suffix.startswith("ification"):
                 return base + "ify"  # `verification` -> verify
-            if suffix in ("es", "s") and base.endswith("s"):
-                continue  # `class`, `access` keep their ending
-            return base
+            if suffix == "s" and base.endswith(("s", "u", "ia")):
+                continue  # `class`, `access`, `status`, `alias` keep their ending
+            if suffix == "ed" and base.endswith("e"):
+                continue  # `exceed`, `proceed`: no past tense
+            if suffix in _DOUBLING and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "flsz":
+                base = base[:-1]  # `logging`, `mapper`, `committed` -> `log`, `map`, `commit`
+            if base.endswith("er") and suffix in _AFTER_ER:
+                return stem(base)  # `registered`, `renderer` -> `register`, `render` -> `regist`, `rend`
+            return base  # `classes` -> `class`, `parses` -> `pars` (as `parse`)
     return word
 
 
