@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 
 #: Bump when core/parse/ changes what it extracts for the same source.
-EXTRACTOR_VERSION = 6
+EXTRACTOR_VERSION = 7
 
 
 @dataclass(frozen=True, slots=True)

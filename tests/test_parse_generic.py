@@ -708,3 +708,20 @@ export default rawHeaders => {
     # a named default export keeps its own name
     named = extract("lib/x.js", b"export default function mergeConfig(a, b) { return a; }\n", langs["javascript"])
     assert [s.qualname for s in named.symbols] == ["mergeConfig"]
+
+
+def test_a_comment_between_the_header_and_the_body_is_no_part_of_the_signature() -> None:
+    """`def f():  # noqa`, a comment above the first statement, Ruby's `#:nodoc:`: the
+    signature ends where the header does (it is shown, searched and pasted)."""
+    langs = all_languages()
+    py = (b"def build(self) -> int:  # type: ignore[override]\n"
+          b"    # Duplicate of the base class, with a twist\n"
+          b"    return 1\n"
+          b"\n"
+          b"def plain(x):\n"
+          b"    return x  # a comment inside the body stays out of it too\n")
+    sigs = {s.name: s.signature for s in extract("m.py", py, langs["python"]).symbols}
+    assert sigs == {"build": "def build(self) -> int", "plain": "def plain(x)"}
+    rb = b"class Option < Argument #:nodoc:\n  def check(input) ## When applicable\n    input\n  end\nend\n"
+    sigs = {s.name: s.signature for s in extract("o.rb", rb, langs["ruby"]).symbols}
+    assert sigs == {"Option": "class Option < Argument", "check": "def check(input)"}

@@ -62,6 +62,10 @@ def _signature(source: bytes, node: Node, name_node: Node, body: Node | None) ->
     start = max(node.start_byte, line_start)
     if body is not None and body.start_byte > start:
         end = body.start_byte
+        before = body.prev_sibling
+        while before is not None and before.start_byte >= start and "comment" in before.type:
+            end = before.start_byte  # `def f():  # noqa` or a comment above the first statement
+            before = before.prev_sibling
     else:
         end = source.find(b"\n", name_node.end_byte)
         end = node.end_byte if end == -1 else min(end, node.end_byte)
