@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 CHUNK_MAX = 64
 #: Tasks per worker, by bytes: enough to even out the end.
 BATCHES_PER_WORKER = 12
+#: Seconds between checks, while waiting for a batch, that no worker died unnoticed.
+DEATH_CHECK_SECONDS = 1.0
 #: Batches queued or running per worker at once: one parsing, one waiting, one more so a
 #: worker never idles while the parent stores a batch (and no more: each holds its results).
 IN_FLIGHT_PER_WORKER = 3
@@ -72,6 +74,7 @@ class ParserPool:
         # Forking a process that runs threads (the TUI) can deadlock; spawn there.
         method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
         self.workers = workers
+        self._broken = False
         self._executor = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context(method),
@@ -109,7 +112,14 @@ class ParserPool:
             for batch in itertools.islice(todo, self.workers * IN_FLIGHT_PER_WORKER):
                 running.add(self._executor.submit(parse_batch, batch))
             while running:
-                done, running = wait(running, return_when=FIRST_COMPLETED)
+                done, running = wait(running, timeout=DEATH_CHECK_SECONDS, return_when=FIRST_COMPLETED)
+                if not done:
+                    if self._a_worker_died():
+                        # killed mid-send (OOM, kill -9), a worker can leave the result pipe
+                        # half-written: the executor then waits forever instead of breaking
+                        self._broken = True
+                        raise RuntimeError("a parser process died")
+                    continue
                 while done:
                     if cancelled is not None and cancelled():
                         return
@@ -123,7 +133,16 @@ class ParserPool:
             for fut in running:
                 fut.cancel()
 
+    def _a_worker_died(self) -> bool:
+        processes = getattr(self._executor, "_processes", None) or {}
+        return any(p.exitcode is not None for p in list(processes.values()))
+
     def close(self) -> None:
+        if self._broken:  # its manager thread may be stuck on a half-written result: end the workers
+            for process in list((getattr(self._executor, "_processes", None) or {}).values()):
+                process.kill()
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            return
         self._executor.shutdown(wait=True, cancel_futures=True)
 
     def __enter__(self) -> ParserPool:
