@@ -17,9 +17,13 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from symscope.core.models import FileResult
 from symscope.core.walk import SourceFile
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
 
 log = logging.getLogger(__name__)
 
@@ -133,13 +137,16 @@ class ParserPool:
             for fut in running:
                 fut.cancel()
 
+    def _processes(self) -> list[BaseProcess]:
+        """The executor's worker processes (it keeps them in a private table)."""
+        return list((getattr(self._executor, "_processes", None) or {}).values())
+
     def _a_worker_died(self) -> bool:
-        processes = getattr(self._executor, "_processes", None) or {}
-        return any(p.exitcode is not None for p in list(processes.values()))
+        return any(p.exitcode is not None for p in self._processes())
 
     def close(self) -> None:
         if self._broken:  # its manager thread may be stuck on a half-written result: end the workers
-            for process in list((getattr(self._executor, "_processes", None) or {}).values()):
+            for process in self._processes():
                 process.kill()
             self._executor.shutdown(wait=False, cancel_futures=True)
             return

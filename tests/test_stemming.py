@@ -36,6 +36,14 @@ _LETTERS = st.text(alphabet="abcdfghklmnoprtvw", min_size=2, max_size=10)
         ("exceed", ["exceeds", "exceeded"]),
         ("route", ["routes", "routing", "router"]),
         ("query", ["queries"]),
+        # a doubled final consonant before a suffix is undone, a doubled root stays
+        ("log", ["logs", "logging", "logged", "logger"]),
+        ("map", ["maps", "mapping", "mapper"]),
+        ("commit", ["commits", "committed", "committer"]),
+        ("debug", ["debugging", "debugger"]),
+        ("add", ["adds", "added", "adding"]),
+        ("call", ["calls", "called", "calling"]),
+        ("watt", ["watts"]),
     ],
 )
 def test_real_words_meet_their_forms(word: str, forms: list[str]) -> None:
@@ -72,23 +80,8 @@ def test_a_word_ending_in_ie_meets_its_plural(head: str) -> None:
     assert stem(word + "s") == stem(word)
 
 
-@pytest.mark.parametrize(("word", "forms"), [
-    ("log", ["logs", "logging", "logged", "logger"]),
-    ("map", ["maps", "mapping", "mapper"]),
-    ("commit", ["commits", "committed", "committer"]),
-    ("debug", ["debugging", "debugger"]),
-    ("add", ["adds", "added", "adding"]),
-    ("call", ["calls", "called", "calling"]),
-    ("watt", ["watts"]),
-])
-def test_a_doubled_consonant_before_a_suffix_is_undone(word: str, forms: list[str]) -> None:
-    assert {stem(f) for f in forms} == {stem(word)}
-
-
-@given(_LETTERS.filter(lambda h: len(h) >= 2 and h[-1] not in "aeiou" and h[-2] in "aeiou"),
+@given(_LETTERS.filter(lambda h: len(h) >= 3 and h[-1] not in "aeioulf" and h[-2] in "aeiou"),
        st.sampled_from(["ed", "ing", "er"]))
 def test_a_short_vowel_word_meets_its_doubled_forms(head: str, suffix: str) -> None:
     """`stop`/`stopped`, `scan`/`scanner`: a final consonant after one vowel doubles."""
-    if head[-1] in "flsz" or len(head) < 3:
-        return
     assert stem(head + head[-1] + suffix) == stem(head)
